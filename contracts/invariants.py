@@ -1,59 +1,117 @@
 """Invariant kinds: what must hold after a step, checked by the verifier, never by the model.
 
 Each kind is a small pydantic model discriminated by `kind`, so a plan on the wire maps to
-exactly one checker in `coder.loop.verifier`.
+exactly one checker in `coder.loop.verifier`. `PLAN_INVARIANTS` is the registry of kinds a plan
+may name; an unknown kind is reported with that list.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 
 class _Invariant(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
-    source: str | None = Field(default=None, exclude=True)
+    source: SkipJsonSchema[str | None] = Field(default=None, exclude=True)
     """The natural-language string this invariant was compiled from, if any."""
+
+    def describe(self) -> str:
+        """One line for a person: what the verifier checks."""
+        return self.source or self.model_dump_json(exclude={"source"})
+
+
+def _paths_suffix(paths: list[str] | None) -> str:
+    return f" in {', '.join(paths)}" if paths else ""
 
 
 class TestsPass(_Invariant):
+    __test__ = False  # a model, not a pytest class
+
     kind: Literal["tests_pass"] = "tests_pass"
     paths: list[str] | None = None
+    """Test files, directories or test ids to run; all of the repo's tests when unset."""
     command: str | None = None
+    """The test command to use instead of the repository's own."""
+
+    def describe(self) -> str:
+        using = f" (`{self.command}`)" if self.command else ""
+        return f"tests pass{_paths_suffix(self.paths)}{using}"
 
 
 class CommandSucceeds(_Invariant):
     kind: Literal["command_succeeds"] = "command_succeeds"
     command: str = Field(min_length=1)
+    """Run in the sandbox at the worktree root; must exit 0."""
+
+    def describe(self) -> str:
+        return f"`{self.command}` exits 0"
 
 
 class SignatureUnchanged(_Invariant):
     kind: Literal["signature_unchanged"] = "signature_unchanged"
     symbol: str = Field(min_length=1)
+    """Function, method or class name; `Class.method` for a method."""
     file: str | None = None
+    """The file that defines it; searched for among the changed files when unset."""
+
+    def describe(self) -> str:
+        where = f" in {self.file}" if self.file else ""
+        return f"signature of {self.symbol}{where} unchanged"
 
 
 class PublicApiUnchanged(_Invariant):
     kind: Literal["public_api_unchanged"] = "public_api_unchanged"
     file: str = Field(min_length=1)
+    """No public symbol of this file is removed or changes signature."""
+
+    def describe(self) -> str:
+        return f"public API of {self.file} unchanged"
 
 
-class TextAbsent(_Invariant):
+class _TextInvariant(_Invariant):
+    pattern: str = Field(min_length=1)
+    """A Python regular expression, searched in each file with re.MULTILINE."""
+    paths: list[str] | None = None
+    """Files or globs to search; every tracked file when unset."""
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        try:
+            re.compile(pattern, re.MULTILINE)
+        except re.error as exc:
+            raise ValueError(
+                f"{pattern!r} is not a valid regular expression ({exc}); "
+                f"to match it literally write {re.escape(pattern)!r}"
+            ) from None
+        return pattern
+
+
+class TextAbsent(_TextInvariant):
     kind: Literal["text_absent"] = "text_absent"
-    pattern: str = Field(min_length=1)
-    paths: list[str] | None = None
+
+    def describe(self) -> str:
+        return f"no match for /{self.pattern}/{_paths_suffix(self.paths)}"
 
 
-class TextPresent(_Invariant):
+class TextPresent(_TextInvariant):
     kind: Literal["text_present"] = "text_present"
-    pattern: str = Field(min_length=1)
-    paths: list[str] | None = None
+
+    def describe(self) -> str:
+        return f"a match for /{self.pattern}/{_paths_suffix(self.paths)}"
 
 
 class MaxChangedLines(_Invariant):
     kind: Literal["max_changed_lines"] = "max_changed_lines"
     n: int = Field(ge=0)
+    """Added plus removed lines in the step's diff."""
+
+    def describe(self) -> str:
+        return f"at most {self.n} changed lines"
 
 
 class FilesWithinScope(_Invariant):
@@ -61,12 +119,18 @@ class FilesWithinScope(_Invariant):
 
     kind: Literal["files_within_scope"] = "files_within_scope"
 
+    def describe(self) -> str:
+        return "only the step's files changed"
+
 
 class Advisory(_Invariant):
     """A string no rule compiled, kept only under --allow-unverified and reported `unverified`."""
 
     kind: Literal["advisory"] = "advisory"
     text: str
+
+    def describe(self) -> str:
+        return f"(unverified) {self.text}"
 
 
 Invariant = Annotated[
@@ -82,13 +146,28 @@ Invariant = Annotated[
     Field(discriminator="kind"),
 ]
 
-INVARIANT_KINDS: tuple[str, ...] = (
-    "tests_pass",
-    "command_succeeds",
-    "signature_unchanged",
-    "public_api_unchanged",
-    "text_absent",
-    "text_present",
-    "max_changed_lines",
-)
+PlanInvariant = Annotated[
+    TestsPass
+    | CommandSucceeds
+    | SignatureUnchanged
+    | PublicApiUnchanged
+    | TextAbsent
+    | TextPresent
+    | MaxChangedLines,
+    Field(discriminator="kind"),
+]
+"""The invariant objects a plan may spell out (the JSON Schema of `invariants` items)."""
+
+PLAN_INVARIANTS: dict[str, type[_Invariant]] = {
+    "tests_pass": TestsPass,
+    "command_succeeds": CommandSucceeds,
+    "signature_unchanged": SignatureUnchanged,
+    "public_api_unchanged": PublicApiUnchanged,
+    "text_absent": TextAbsent,
+    "text_present": TextPresent,
+    "max_changed_lines": MaxChangedLines,
+}
+"""Registry: kind -> model, for the kinds a plan may name explicitly."""
+
+INVARIANT_KINDS: tuple[str, ...] = tuple(PLAN_INVARIANTS)
 """Kinds a plan may name explicitly (files_within_scope is implicit, advisory is internal)."""

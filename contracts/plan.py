@@ -6,9 +6,9 @@ strings and reports every problem at once. These models only describe shape.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 
@@ -22,20 +22,54 @@ class WireModel(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+def json_type(value: object) -> str:
+    """The JSON name of a value's type, for messages a planner can act on."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _string_or_object(value: object) -> object:
+    # One clear message instead of one error per member of the union.
+    if isinstance(value, str | dict):
+        return value
+    raise ValueError(f"an invariant is a string or an object with a kind, not {json_type(value)}")
+
+
+InvariantItem = Annotated[str | dict[str, Any], BeforeValidator(_string_or_object)]
+"""A natural-language invariant, or an object such as {"kind": "command_succeeds", ...}."""
+
+
 class IntendedModification(WireModel):
     files: list[str] = Field(min_length=1)
-    invariants: list[str | dict[str, Any]] = Field(default_factory=list)
+    """Repo-relative paths or globs; the step may create, edit or delete only these."""
+    invariants: list[InvariantItem] = Field(default_factory=list)
+    """What must hold after the step; checked by the verifier, not the executor."""
 
 
 class RollbackPlan(WireModel):
     git_checkout: str = "HEAD~1"
+    """`HEAD~N` (N >= 1; HEAD~1 is the checkpoint just before the step) or `step:<stepId>`."""
     discard_paths: list[str] | None = None
+    """Paths to restore on rollback; each must lie within the step's files."""
 
 
 class StepContract(WireModel):
     step_id: str = Field(min_length=1)
+    """Unique slug: letters, digits, '-', '_' or '.'."""
     title: str | None = None
     dependencies: list[str] = Field(default_factory=list)
+    """stepIds of this plan, or of steps verified in an earlier plan version."""
     intended_modification: IntendedModification
     rollback_plan: RollbackPlan = Field(default_factory=RollbackPlan)
 

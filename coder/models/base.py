@@ -24,6 +24,13 @@ class ModelError(Exception):
         self.message = message
 
 
+class ConfigError(Exception):
+    """A bad model spec, a missing key or an invalid script file: a usage error (CLI exit 2).
+
+    The message is one line for the person and never contains a secret.
+    """
+
+
 @dataclass(frozen=True)
 class TextPart:
     text: str
@@ -72,6 +79,12 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Usage:
+    """Token counts of one call, the same way for every provider.
+
+    `input_tokens` counts the whole prompt, cached or not, so budgets do not shrink when caching
+    works; the cache figures are the parts of it read from and written to the cache.
+    """
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
@@ -80,6 +93,12 @@ class Usage:
 
 @dataclass(frozen=True)
 class ModelReply:
+    """One model turn, provider-neutral.
+
+    `stop_reason` is one of `tool_use`, `end_turn`, `max_tokens`, `refusal`, or the provider's
+    own word when none of these fits.
+    """
+
     text: str
     tool_calls: list[ToolCall]
     stop_reason: str

@@ -1,0 +1,112 @@
+"""The repository's tests, run confined in a tree of one commit, and two runs told apart.
+
+Which command: the flag, else the repository's own config read at that commit, else what a
+newcomer would guess. The output is compacted for the report; per-test outcomes (when the
+runner prints them) let a base run tell new failures from old ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from coder.ci.report import SuiteRun
+from coder.config import ConfigError, detect_test_cmd, load_repo_config
+from sandbox.confine import Sandbox
+from summarizers.logs import compact_log
+
+try:
+    from summarizers.outcomes import parse_outcomes
+except ImportError:  # pragma: no cover - the outcomes parser is optional
+    parse_outcomes = None
+
+SUITE_ENV = {"PYTEST_ADDOPTS": "-rA -p no:cacheprovider", "PYTHONDONTWRITEBYTECODE": "1"}
+"""pytest lists every test with its outcome and leaves no cache files in the tree."""
+
+DEFAULT_TIMEOUT_S = 600.0
+LOG_BUDGET = 1500
+FAILING = ("failed", "error")
+
+
+@dataclass(frozen=True)
+class SuiteCommand:
+    command: str
+    source: Literal["flag", "config", "detected"]
+
+
+@dataclass(frozen=True)
+class CommandChoice:
+    command: SuiteCommand | None
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    warnings: list[str] = field(default_factory=list)
+
+
+def choose_test_command(flag: str | None, tree: Path) -> CommandChoice:
+    """The test command for the commit checked out at `tree`; a bad config is a warning here,
+    because the review should still say what it can about the PR."""
+    warnings: list[str] = []
+    try:
+        config = load_repo_config(tree)
+    except ConfigError as exc:
+        warnings.append(f"repository config ignored: {exc}")
+        config = None
+    timeout = (config.cmd_timeout if config and config.cmd_timeout else None) or DEFAULT_TIMEOUT_S
+    if flag and flag.strip():
+        return CommandChoice(SuiteCommand(flag.strip(), "flag"), timeout, warnings)
+    if config and config.test_cmd:
+        return CommandChoice(SuiteCommand(config.test_cmd, "config"), timeout, warnings)
+    detected = detect_test_cmd(tree)
+    if detected:
+        return CommandChoice(SuiteCommand(detected, "detected"), timeout, warnings)
+    return CommandChoice(None, timeout, warnings)
+
+
+@dataclass(frozen=True)
+class SuiteOutcome:
+    run: SuiteRun
+    outcomes: dict[str, str]
+    """Test id → passed | failed | error | skipped, when the output names tests."""
+
+    @property
+    def failing(self) -> set[str]:
+        named = {t for t, o in self.outcomes.items() if o in FAILING}
+        return named or set(self.run.failing)
+
+
+def run_suite(
+    sandbox: Sandbox,
+    tree: Path,
+    command: str,
+    *,
+    ref: str,
+    commit: str,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    budget: int = LOG_BUDGET,
+) -> SuiteOutcome:
+    result = sandbox.run(command, cwd=tree, timeout_s=timeout_s, env=SUITE_ENV)
+    passed = result.exit_code == 0 and not result.timed_out
+    outcomes = parse_outcomes(result.output) if parse_outcomes is not None else {}
+    compact = compact_log(result.output, budget=budget, exit_code=result.exit_code)
+    named = sorted(t for t, o in outcomes.items() if o in FAILING)
+    run = SuiteRun(
+        ref=ref,
+        commit=commit,
+        command=command,
+        exit_code=result.exit_code,
+        passed=passed,
+        timed_out=result.timed_out,
+        duration_s=round(result.duration_s, 2),
+        sandbox=sandbox.name,
+        failing=named or list(compact.failing),
+        log="" if passed else compact.text,
+        raw_tokens=compact.raw_tokens,
+    )
+    return SuiteOutcome(run, outcomes)
+
+
+def compare_runs(head: SuiteOutcome, base: SuiteOutcome) -> tuple[list[str], list[str]]:
+    """(failing only at head, failing at base but passing at head)."""
+    new = sorted(head.failing - base.failing)
+    fixed = sorted(t for t in base.failing - head.failing if head.outcomes.get(t) == "passed")
+    return new, fixed

@@ -1,0 +1,185 @@
+"""Command-line entry points. Parsing and exit codes only; the work lives elsewhere.
+
+Exit codes: 0 success, 1 a run that ended without verifying, 2 bad input (one line, nothing
+changed), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(
+    name="coder",
+    help="A coding agent that changes repositories only through verified step contracts.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    err.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+@app.command()
+def run(
+    task: Annotated[str, typer.Option(help="What to do, in plain words.")],
+    repo: Annotated[Path, typer.Option(help="The git repository to work on.")] = Path("."),
+    model: Annotated[str | None, typer.Option(help="anthropic:ID, openai:ID or script:PATH.")] = None,
+    mode: Annotated[str, typer.Option(help="contract | react | plan")] = "contract",
+    test_cmd: Annotated[str | None, typer.Option(help="The repository's test command.")] = None,
+    max_revisions: Annotated[int | None, typer.Option(min=0)] = None,
+    max_turns: Annotated[int | None, typer.Option(min=1)] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Token budget for the run.")] = None,
+    timeout: Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")] = None,
+    cmd_timeout: Annotated[float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")] = None,
+    sandbox: Annotated[str | None, typer.Option(help="auto | bwrap | none")] = None,
+    out: Annotated[Path | None, typer.Option(help="Run directory (default <repo>/.coder/runs/<id>).")] = None,
+    apply: Annotated[bool, typer.Option(help="Apply a verified patch to a clean working tree.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print result.json on stdout.")] = False,
+    allow_unverified: Annotated[bool, typer.Option(help="Keep invariants no rule compiles as advisory.")] = False,
+    base_url: Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")] = None,
+    record: Annotated[Path | None, typer.Option(help="Write the model's replies as a replayable script.")] = None,
+) -> None:
+    """Run the agent on a repository."""
+    from coder.loop.runner import RunOptions, UsageError, run_task
+    from coder.progress import ProgressPrinter
+
+    if sandbox not in (None, "auto", "bwrap", "none"):
+        fail(f"--sandbox must be auto, bwrap or none, not {sandbox!r}")
+    console = Console(stderr=json_out)
+    options = RunOptions(
+        repo=repo, task=task, model=model, mode=mode, test_cmd=test_cmd,
+        max_revisions=max_revisions, max_turns=max_turns, timeout_s=timeout,
+        cmd_timeout_s=cmd_timeout, max_tokens=max_tokens, sandbox=sandbox, out_dir=out,
+        apply=apply, allow_unverified=allow_unverified, base_url=base_url, record=record,
+        ask=_terminal_ask(console) if sys.stdin.isatty() else None,
+        listeners=[ProgressPrinter(console)],
+        warn=lambda line: err.print(f"[yellow]warning:[/] {line}", highlight=False),
+    )
+    _sigterm_as_interrupt()
+    try:
+        outcome = run_task(options)
+    except UsageError as exc:
+        fail(str(exc))
+    result = outcome.result
+    if json_out:
+        print(result.model_dump_json(indent=2))
+    else:
+        console.print(f"run directory: {outcome.run_dir}", highlight=False)
+    if result.stop_reason == "interrupted":
+        raise typer.Exit(130)
+    raise typer.Exit(0 if result.status == "verified" else 1)
+
+
+@app.command()
+def show(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
+    """Render a run's trace and result for a person."""
+    from coder.show import render_run
+
+    if not (run_dir / "trace.jsonl").is_file() and not (run_dir / "result.json").is_file():
+        fail(f"{run_dir} is not a run directory (no trace.jsonl or result.json)")
+    render_run(run_dir, Console())
+
+
+@app.command()
+def schema(name: Annotated[str, typer.Argument(help="plan | script | result")] = "plan") -> None:
+    """Print a JSON Schema."""
+    from contracts.schema import json_schema
+
+    try:
+        print(json.dumps(json_schema(name), indent=2))
+    except (KeyError, ValueError) as exc:
+        fail(str(exc).strip("'\""))
+
+
+@app.command("check-plan")
+def check_plan(file: Annotated[Path, typer.Argument(help="A plan JSON file.")]) -> None:
+    """Validate a plan file: exit 0 valid (steps in order), 2 invalid (every problem)."""
+    from contracts.validation import load_plan_file
+
+    check = load_plan_file(file)
+    if check.plan is None:
+        for problem in check.problems:
+            print(problem)
+        raise typer.Exit(2)
+    for index, step_id in enumerate(check.plan.order, 1):
+        step = check.plan.steps[step_id]
+        kinds = ", ".join(i.kind for i in step.invariants) or "scope only"
+        print(f"{index}. {step_id}: {', '.join(step.contract.intended_modification.files)} [{kinds}]")
+
+
+@app.command()
+def compact(
+    file: Annotated[str, typer.Argument(help="A log file, or - for standard input.")] = "-",
+    budget: Annotated[int, typer.Option(min=1, help="Token budget.")] = 2000,
+) -> None:
+    """Compact a test or build log the way the model sees it."""
+    from summarizers.logs import compact_command_text
+
+    if file == "-":
+        text = sys.stdin.read()
+    else:
+        path = Path(file)
+        if not path.is_file():
+            fail(f"{file}: no such file")
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    print(compact_command_text(text, budget))
+
+
+@app.command()
+def bench(
+    fixtures_dir: Annotated[Path, typer.Argument(help="Fixtures directory.")] = Path("fixtures"),
+    model: Annotated[str | None, typer.Option(help="Model for every run (default: each fixture's scripts).")] = None,
+    modes: Annotated[str, typer.Option(help="Comma-separated modes.")] = "contract,react,plan",
+    only: Annotated[str | None, typer.Option(help="Run only fixtures whose name contains this.")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Parallel runs.")] = 2,
+    json_file: Annotated[Path | None, typer.Option("--json", help="Write runs and summary here.")] = None,
+) -> None:
+    """Run fixtures × modes and report what was resolved and what shipped broken."""
+    from coder.bench.cli import bench_command
+
+    raise typer.Exit(bench_command(fixtures_dir, model, modes, only, workers, json_file, Console()))
+
+
+def _mount_ci() -> None:
+    try:
+        from coder.ci.cli import ci_app
+    except ImportError:
+        return
+    app.add_typer(ci_app, name="ci", help="Pull-request bot: review a change, or fix failing tests.")
+
+
+def _terminal_ask(console: Console):  # type: ignore[no-untyped-def]
+    def ask(question: str) -> str:
+        console.print(f"[bold]coder asks:[/] {question}", highlight=False)
+        return input("> ")
+
+    return ask
+
+
+def _sigterm_as_interrupt() -> None:
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+_mount_ci()
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""Per-repository configuration: `[tool.coder]` in pyproject.toml, or a `.coder.toml`.
+
+Command-line flags win over the file; the file wins over defaults. Unknown keys are an error
+that names them, because a misspelt `max_turn` silently ignored is worse than a failed start.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class ConfigError(Exception):
+    """Bad configuration; the CLI prints the message on one line and exits 2."""
+
+
+class RepoConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    test_cmd: str | None = None
+    """The command that runs the repository's tests; detected when unset."""
+    model: str | None = None
+    """Model spec such as `anthropic:claude-sonnet-4-5` or `script:path.json`."""
+    sandbox: Literal["auto", "bwrap", "none"] | None = None
+    """How commands are confined."""
+    max_revisions: int | None = Field(default=None, ge=0)
+    """Plan revisions allowed after failed steps."""
+    max_turns: int | None = Field(default=None, ge=1)
+    """Model calls allowed in the whole run."""
+    cmd_timeout: float | None = Field(default=None, gt=0)
+    """Seconds any one command may run."""
+    protected: list[str] | None = None
+    """Globs no step may touch."""
+
+
+DEFAULT_PROTECTED = [".github/**"]
+
+
+def load_repo_config(repo: Path) -> RepoConfig:
+    """Read `.coder.toml` if present, else `[tool.coder]` from pyproject.toml, else defaults."""
+    dotfile = repo / ".coder.toml"
+    pyproject = repo / "pyproject.toml"
+    if dotfile.is_file():
+        return _parse(_read_toml(dotfile), str(dotfile.name))
+    if pyproject.is_file():
+        section = _read_toml(pyproject).get("tool", {}).get("coder")
+        if section is not None:
+            return _parse(section, "pyproject.toml [tool.coder]")
+    return RepoConfig()
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path.name}: not valid TOML ({exc})") from None
+
+
+def _parse(data: object, where: str) -> RepoConfig:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a table of settings")
+    unknown = sorted(set(data) - set(RepoConfig.model_fields))
+    if unknown:
+        known = ", ".join(RepoConfig.model_fields)
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {known})")
+    try:
+        return RepoConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{where}: {field}: {first['msg']}") from None
+
+
+def detect_test_cmd(repo: Path) -> str | None:
+    """Guess the test command the way a newcomer to the repository would."""
+    package_json = repo / "package.json"
+    if package_json.is_file():
+        try:
+            scripts = json.loads(package_json.read_text(encoding="utf-8")).get("scripts", {})
+        except (json.JSONDecodeError, AttributeError):
+            scripts = {}
+        test = scripts.get("test") if isinstance(scripts, dict) else None
+        if test and "no test specified" not in test:
+            return "npm test --silent"
+    if _has_any(repo, ["test_*.py", "*_test.py", "conftest.py"]):
+        return "python -m pytest -q"
+    if _has_any(repo, ["*.test.js", "*.test.mjs", "*.test.cjs"]):
+        return "node --test"
+    if (repo / "pyproject.toml").is_file() or (repo / "setup.py").is_file():
+        return "python -m pytest -q"
+    return None
+
+
+def _has_any(repo: Path, patterns: list[str]) -> bool:
+    for pattern in patterns:
+        for hit in repo.rglob(pattern):
+            if not any(part.startswith(".") or part == "node_modules" for part in hit.parts[len(repo.parts):]):
+                return True
+    return False

@@ -1,0 +1,42 @@
+"""Decode a model reply into one typed decision. Pure: no I/O, no state."""
+
+from __future__ import annotations
+
+from coder.models.base import ModelReply
+from coder.tools.specs import PHASE_ENDING, usage_line
+from contracts.decisions import Act, Ask, Call, Decision, Final, ParseError, Stop
+
+
+def decode(reply: ModelReply, allowed: tuple[str, ...]) -> Decision:
+    """The first control call (phase end, ask, stop) decides; calls before it run first.
+
+    Tools outside `allowed` stay in the decision as plain calls; the session answers them with
+    an observation naming the tools this phase offers, which teaches more than silence.
+    """
+    if not reply.tool_calls:
+        return ParseError(_no_call_message(reply, allowed))
+    before: list[Call] = []
+    for tc in reply.tool_calls:
+        call = Call(tc.id, tc.name, tc.input)
+        if tc.name not in allowed:
+            before.append(call)
+        elif tc.name in PHASE_ENDING:
+            return Final(tc.name, tc.input, tc.id, before)
+        elif tc.name == "ask_user":
+            return Ask(str(tc.input.get("question", "")), tc.id, before)
+        elif tc.name == "stop":
+            return Stop(str(tc.input.get("reason", "")), tc.id, before)
+        else:
+            before.append(call)
+    return Act(before)
+
+
+def _no_call_message(reply: ModelReply, allowed: tuple[str, ...]) -> str:
+    problems = "".join(f"\n- {p}" for p in reply.parse_errors)
+    forms = "\n".join(f"  {usage_line(name)}" for name in allowed)
+    lead = (
+        "Your reply contained a tool call that could not be read:" + problems
+        if reply.parse_errors
+        else "Your reply contained no tool call."
+    )
+    return f"{lead}\nEvery reply must call one of these tools:\n{forms}"

@@ -1,0 +1,137 @@
+"""The three modes. Each returns normally when its work is done (the runner then runs the
+final check) or raises RunStop. Same tools, same budgets: only verification differs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from coder.loop import prompts
+from coder.loop.planning import plan_phase, revise_phase
+from coder.loop.runtime import Runtime
+from coder.loop.state import RunStop
+from coder.loop.turns import Phase
+from coder.loop.verifier import Check, VerifyEnv, verify_step
+from coder.tools.specs import EXECUTE_TOOLS, REACT_TOOLS
+from contracts.graph import ready_steps
+from contracts.validation import CompiledStep
+from sandbox.checkpoint import resolve_rollback_ref
+from sandbox.policy import PathPolicy
+from summarizers.tokens import estimate_tokens
+
+FAILURE_BUDGET = 1500
+
+
+def run_contract(rt: Runtime) -> None:
+    """Plan, then per step: checkpoint, execute, verify; commit on pass, roll back and revise on fail."""
+    plan = plan_phase(rt)
+    failures: dict[str, str] = {}
+    while (step_id := _next_step(rt)) is not None:
+        step = plan.steps[step_id]
+        checkpoint = rt.checkpoints.take(step_id)
+        rt.trace.emit("checkpoint", step=step_id, sha=checkpoint.sha)
+        _execute(rt, step, failures.get(step_id, ""))
+        checks = verify_step(step, _verify_env(rt, checkpoint.sha))
+        for check in checks:
+            rt.state.command_s += check.command_s
+            rt.trace.emit("verification", step=step_id, kind=check.kind, status=check.status,
+                          detail=check.detail, evidence=check.evidence)
+        if all(c.status != "failed" for c in checks):
+            _commit(rt, step_id, checks)
+            continue
+        rt.state.record_checks(step_id, checks, "rolled_back")
+        _rollback(rt, step, checkpoint.sha)
+        failures[step_id] = _failure_account(step_id, checks)
+        rt.state.last_failure = failures[step_id]
+        if rt.state.revisions >= rt.limits.max_revisions:
+            raise RunStop("revisions_exhausted",
+                          f"step {step_id} failed after {rt.state.revisions} revision(s)")
+        plan = revise_phase(rt, failures[step_id])
+
+
+def run_plan_baseline(rt: Runtime) -> None:
+    """Plan-and-execute: the same plan and step phases, no verification, no rollback."""
+    plan = plan_phase(rt)
+    for step_id in plan.order:
+        step = plan.steps[step_id]
+        checkpoint = rt.checkpoints.take(step_id)
+        rt.trace.emit("checkpoint", step=step_id, sha=checkpoint.sha)
+        _execute(rt, step, "")
+        _commit(rt, step_id, [], status="done_unverified")
+
+
+def run_react(rt: Runtime) -> None:
+    """One tool loop until final_answer; the whole change is one commit."""
+    rt.toolbox.policy = PathPolicy(rt.root, None, rt.protected)
+    briefing = prompts.react_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.budget_left())
+    rt.session.run_phase(Phase("react", REACT_TOOLS, briefing, lambda tool, args: None))
+    rt.checkpoints.commit("coder: react run")
+
+
+MODES: dict[str, Callable[[Runtime], None]] = {
+    "contract": run_contract,
+    "react": run_react,
+    "plan": run_plan_baseline,
+}
+
+
+def _next_step(rt: Runtime) -> str | None:
+    assert rt.state.plan is not None
+    ready = [s for s in ready_steps(rt.state.plan, set(rt.state.verified)) if s not in rt.state.verified]
+    return ready[0] if ready else None
+
+
+def _execute(rt: Runtime, step: CompiledStep, failure: str) -> None:
+    step_id = step.contract.step_id
+    outcome = rt.state.outcome(step_id)
+    outcome.attempts += 1
+    rt.trace.emit("step_started", step=step_id, attempt=outcome.attempts,
+                  files=step.contract.intended_modification.files)
+    rt.toolbox.policy = PathPolicy(rt.root, step.contract.intended_modification.files, rt.protected)
+    briefing = prompts.step_briefing(rt.task, step, rt.state.verified, rt.budget_left(), failure)
+    rt.session.run_phase(Phase(f"execute:{step_id}", EXECUTE_TOOLS, briefing, lambda tool, args: None))
+
+
+def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
+    return VerifyEnv(
+        root=rt.root, sandbox=rt.sandbox, checkpoints=rt.checkpoints, checkpoint_sha=checkpoint_sha,
+        test_cmd=rt.test_cmd, cmd_timeout_s=rt.limits.cmd_timeout_s, protected=rt.protected,
+        env=rt.env,
+    )
+
+
+def _commit(rt: Runtime, step_id: str, checks: list[Check], status: str = "verified") -> None:
+    sha = rt.checkpoints.commit(f"coder: {step_id}")
+    rt.state.step_commits[step_id] = sha
+    rt.state.record_checks(step_id, checks, status)
+    rt.state.outcome(step_id).commit = sha
+    if status == "verified":
+        rt.state.verified.append(step_id)
+        rt.trace.emit("step_verified", step=step_id, commit=sha)
+    rt.session.progress()
+
+
+def _rollback(rt: Runtime, step: CompiledStep, checkpoint_sha: str) -> None:
+    plan = step.contract.rollback_plan
+    target = resolve_rollback_ref(plan.git_checkout, checkpoint_sha, rt.state.step_commits, rt.root)
+    report = rt.checkpoints.rollback(checkpoint_sha, target, plan.discard_paths)
+    rt.state.rollbacks += 1
+    undone = [s for s, sha in rt.state.step_commits.items()
+              if s in rt.state.verified and not rt.checkpoints.contains(target, sha)]
+    for step_id in undone:
+        rt.state.verified.remove(step_id)
+        rt.state.outcome(step_id).status = "rolled_back"
+    rt.trace.emit("rollback", step=step.contract.step_id, to=plan.git_checkout, sha=target,
+                  paths=report.paths, complete=report.complete,
+                  restored_by_harness=report.restored_by_harness, unverified_steps=undone)
+
+
+def _failure_account(step_id: str, checks: list[Check]) -> str:
+    """What the planner is told: the failed checks' evidence first, within a token budget."""
+    lines = [f"Step {step_id} failed verification and was rolled back."]
+    for check in sorted(checks, key=lambda c: c.status != "failed"):
+        lines.append(f"[{check.status}] {check.kind}: {check.evidence}")
+    text = "\n".join(lines)
+    while estimate_tokens(text) > FAILURE_BUDGET and len(lines) > 2:
+        lines.pop()
+        text = "\n".join(lines) + "\n(further checks omitted)"
+    return text[: FAILURE_BUDGET * 4]

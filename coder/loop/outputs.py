@@ -1,0 +1,54 @@
+"""result.json and final.patch, written from state whatever way the run ended."""
+
+from __future__ import annotations
+
+import subprocess
+from typing import TYPE_CHECKING, Any
+
+from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Tokens
+
+if TYPE_CHECKING:
+    from coder.loop.runtime import Runtime
+
+
+def write_outputs(
+    rt: Runtime, *, options: Any, model_spec: str, workspace: Any, reason: str, message: str,
+    final: FinalCheck | None,
+) -> RunResult:
+    state = rt.state
+    final_commit = _git(rt, "rev-parse", "HEAD").strip() or None
+    patch = _git(rt, "diff", "--binary", workspace.base_commit, "HEAD")
+    (rt.run_dir / "final.patch").write_text(patch, encoding="utf-8")
+    wall = state.elapsed()
+    steps = [state.steps[s] for s in (state.plan.order if state.plan else [])
+             if s in state.steps]
+    steps += [o for s, o in state.steps.items() if o not in steps]
+    result = RunResult(
+        run_id=rt.trace.run_id,
+        status=STATUS_FOR_REASON[reason],
+        stop_reason=reason,  # type: ignore[arg-type]
+        mode=rt.mode,  # type: ignore[arg-type]
+        model=model_spec,
+        task=rt.task,
+        base_commit=workspace.base_commit,
+        branch=workspace.branch,
+        final_commit=final_commit,
+        steps=steps,
+        plan_versions=state.plan_versions,
+        rollbacks=state.rollbacks,
+        revisions=state.revisions,
+        model_turns=state.turns,
+        tokens=Tokens(input=state.input_tokens, output=state.output_tokens),
+        wall_s=round(wall, 3),
+        harness_s=round(max(0.0, wall - state.model_s - state.command_s), 3),
+        patch=patch,
+        message=message,
+        final_check=final,
+    )
+    (rt.run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return result
+
+
+def _git(rt: Runtime, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=rt.root, capture_output=True, text=True, check=False)
+    return proc.stdout

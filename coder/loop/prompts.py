@@ -1,0 +1,88 @@
+"""What the model is told: the stable system rules (cacheable) and a briefing per phase."""
+
+from __future__ import annotations
+
+import json
+
+from contracts.compiler import COMPILABLE_FORMS
+from contracts.validation import CompiledStep, ValidPlan
+
+SYSTEM_RULES = """\
+You are coder, a careful software engineer working in a git repository through tools.
+Every change you make is checked by a harness that never takes your word for it.
+
+Rules:
+- Call exactly the tools offered in this phase; every reply must contain at least one tool call.
+- Paths are relative to the repository root. Read a file before editing it. edit_file needs
+  old_text that occurs exactly once; copy it from read_file output (without the line numbers).
+- Commands run confined: no network, no secrets, a time limit. Output is compacted.
+- Stay within the files of the current step. Do not reformat or "fix" unrelated code.
+"""
+
+PLAN_FORMAT = """\
+A plan is {"goal": str, "steps": [step, ...]}; a step is
+{"stepId": "kebab-slug", "title": str, "dependencies": [stepIds],
+ "intendedModification": {"files": [paths or globs the step may create/edit/delete],
+                          "invariants": [checks that must hold after the step]},
+ "rollbackPlan": {"gitCheckout": "HEAD~1"}}
+Invariants are objects such as {"kind": "tests_pass", "paths": ["tests/test_x.py"]},
+{"kind": "command_succeeds", "command": "..."}, {"kind": "signature_unchanged", "symbol": "f",
+"file": "src/m.py"}, {"kind": "public_api_unchanged", "file": "src/m.py"},
+{"kind": "text_absent", "pattern": "print\\\\(", "paths": ["src/**"]}, {"kind": "max_changed_lines", "n": 40},
+or strings of these forms:
+"""
+
+
+def plan_briefing(task: str, repo_map: str, test_cmd: str | None) -> str:
+    forms = "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
+    return (
+        f"Task: {task}\n\nTest command: {test_cmd or '(none detected)'}\n\n"
+        f"Repository map:\n{repo_map}\n\n"
+        "Phase: PLAN. Explore with read_file/list_files/search, then call submit_plan with small, "
+        "verifiable steps. Every step should name the tests that prove it.\n\n"
+        f"{PLAN_FORMAT}{forms}"
+    )
+
+
+def revision_briefing(task: str, plan: ValidPlan, verified: list[str], failure: str, left: str) -> str:
+    return (
+        f"Task: {task}\n\nPhase: REVISE. A step failed verification and was rolled back.\n\n"
+        f"Failure:\n{failure}\n\nCurrent plan:\n{plan_json(plan)}\n\n"
+        f"Verified steps (kept unless you change their files): {', '.join(verified) or 'none'}\n"
+        f"Budget left: {left}\n\n"
+        "Submit the complete next version of the plan with submit_plan. Fix the cause; keep "
+        "verified steps as they are. You may read files first.\n\n"
+        f"{PLAN_FORMAT}" + "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
+    )
+
+
+def step_briefing(task: str, step: CompiledStep, done: list[str], left: str, failure: str) -> str:
+    contract = step.contract
+    checks = "\n".join(f"  - {describe(inv)}" for inv in step.invariants) or "  - (none besides scope)"
+    last = f"\nLast failure of this step:\n{failure}\n" if failure else ""
+    return (
+        f"Task: {task}\n\nPhase: EXECUTE step `{contract.step_id}`"
+        f"{': ' + contract.title if contract.title else ''}.\n"
+        f"Files you may create, edit or delete: {', '.join(contract.intended_modification.files)}\n"
+        f"After finish_step the harness checks:\n  - only those files changed\n{checks}\n"
+        f"Steps already verified: {', '.join(done) or 'none'}\nBudget left: {left}\n{last}\n"
+        "Make the change, run the relevant tests with `run` if useful, then call finish_step."
+    )
+
+
+def react_briefing(task: str, repo_map: str, test_cmd: str | None, left: str) -> str:
+    return (
+        f"Task: {task}\n\nTest command: {test_cmd or '(none detected)'}\nBudget: {left}\n\n"
+        f"Repository map:\n{repo_map}\n\n"
+        "Work with the tools until the task is done, then call final_answer."
+    )
+
+
+def describe(invariant: object) -> str:
+    data = invariant.model_dump(exclude_none=True)  # type: ignore[attr-defined]
+    kind = data.pop("kind")
+    return f"{kind} {json.dumps(data, ensure_ascii=False)}" if data else kind
+
+
+def plan_json(plan: ValidPlan) -> str:
+    return json.dumps(plan.plan.wire(), indent=1, ensure_ascii=False)

@@ -1,0 +1,213 @@
+"""One run from start to finish: set up, run the mode, judge, write the outputs, clean up.
+
+Every way a run can end (done, a budget, a model error, Ctrl-C, a crash) goes through the same
+`finally`, so the run directory is always complete and the worktree is always removed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from coder.config import DEFAULT_PROTECTED, ConfigError, detect_test_cmd, load_repo_config
+from coder.loop.final_check import final_check, run_baseline
+from coder.loop.modes import MODES
+from coder.loop.outputs import write_outputs
+from coder.loop.prompts import SYSTEM_RULES
+from coder.loop.runtime import Runtime
+from coder.loop.state import Limits, RunState, RunStop
+from coder.loop.trace import Listener, TraceWriter
+from coder.loop.turns import Session
+from coder.models.base import Model
+from coder.models.registry import ConfigError as ModelConfigError
+from coder.models.registry import default_model_spec, make_model
+from coder.tools.toolbox import ToolBox
+from contracts.result import RunResult
+from sandbox.checkpoint import Checkpoints
+from sandbox.confine import SandboxUnavailable, make_sandbox
+from sandbox.policy import PathPolicy
+from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
+from summarizers.repomap import build_repo_map
+
+
+class UsageError(Exception):
+    """Bad input or configuration: one line for the person, exit 2, nothing changed."""
+
+
+@dataclass
+class RunOptions:
+    repo: Path
+    task: str
+    model: str | None = None
+    mode: str = "contract"
+    test_cmd: str | None = None
+    max_revisions: int | None = None
+    max_turns: int | None = None
+    timeout_s: float | None = None
+    cmd_timeout_s: float | None = None
+    max_tokens: int | None = None
+    sandbox: str | None = None
+    out_dir: Path | None = None
+    apply: bool = False
+    allow_unverified: bool = False
+    base_url: str | None = None
+    record: Path | None = None
+    ask: Callable[[str], str] | None = None
+    listeners: list[Listener] = field(default_factory=list)
+    warn: Callable[[str], None] | None = None
+    run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    result: RunResult
+    run_dir: Path
+
+
+def run_task(options: RunOptions) -> RunOutcome:
+    if options.mode not in MODES:
+        raise UsageError(f"unknown mode {options.mode!r}; choose one of {', '.join(MODES)}")
+    if not options.task.strip():
+        raise UsageError("the task is empty; pass --task TEXT")
+    repo = options.repo.resolve()
+    try:
+        config = load_repo_config(repo) if repo.is_dir() else None
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    model_spec, model = _model(options, config.model if config else None)
+    limits = _limits(options, config)
+    run_id = options.run_id or new_run_id()
+    try:
+        prune_stale_worktrees(repo)
+        workspace = Workspace.create(repo, run_id)
+    except WorkspaceError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        sandbox = make_sandbox(
+            options.sandbox or (config and config.sandbox) or "auto", workspace.path, warn=options.warn
+        )
+    except SandboxUnavailable as exc:
+        workspace.close()
+        workspace.delete_branch()
+        raise UsageError(str(exc)) from None
+    with workspace:
+        run_dir = (options.out_dir or repo / ".coder" / "runs" / run_id).resolve()
+        run_dir.mkdir(parents=True, exist_ok=True)
+        trace = TraceWriter(run_dir / "trace.jsonl", run_id)
+        for listener in options.listeners:
+            trace.subscribe(listener)
+        test_cmd = options.test_cmd or (config and config.test_cmd) or detect_test_cmd(workspace.path)
+        protected = (config.protected if config and config.protected is not None else DEFAULT_PROTECTED)
+        state = RunState()
+        checkpoints = Checkpoints(workspace.path)
+        toolbox = ToolBox(workspace.path, sandbox, PathPolicy(workspace.path, [], protected),
+                          limits.cmd_timeout_s)
+        session = Session(model, toolbox, trace, state, limits, SYSTEM_RULES, options.ask)
+        trace.emit(
+            "run_started", task=options.task, mode=options.mode, model=model_spec,
+            repo=str(repo), base_commit=workspace.base_commit, branch=workspace.branch,
+            sandbox=sandbox.name, test_cmd=test_cmd, user_tree_dirty=workspace.user_tree_dirty,
+            limits=limits.__dict__,
+        )
+        rt = Runtime(
+            task=options.task, mode=options.mode, root=workspace.path, run_dir=run_dir,
+            session=session, toolbox=toolbox, sandbox=sandbox, checkpoints=checkpoints,
+            trace=trace, state=state, limits=limits, test_cmd=test_cmd, protected=protected,
+            repo_map="", allow_unverified=options.allow_unverified,
+        )
+        reason, message, final = "interrupted", "interrupted", None
+        try:
+            started = time.monotonic()
+            baseline = run_baseline(sandbox, workspace.path, test_cmd, limits.cmd_timeout_s)
+            state.command_s += time.monotonic() - started
+            rt.repo_map = build_repo_map(workspace.path, options.task)
+            MODES[options.mode](rt)
+            started = time.monotonic()
+            final = final_check(sandbox, workspace.path, baseline, limits.cmd_timeout_s)
+            state.command_s += time.monotonic() - started
+            trace.emit("verification", step=None, kind="final_check", status="passed" if final.passed else "failed",
+                       evidence=final.detail, new_failures=final.new_failures)
+            if final.passed:
+                reason, message = "completed", _completed_message(state)
+            else:
+                reason, message = "final_check_failed", final.detail.splitlines()[0]
+        except RunStop as stop:
+            reason, message = stop.reason, stop.message
+        except KeyboardInterrupt:
+            reason, message = "interrupted", "interrupted by the user"
+        finally:
+            result = write_outputs(
+                rt, options=options, model_spec=model_spec, workspace=workspace,
+                reason=reason, message=message, final=final,
+            )
+            trace.emit("run_finished", status=result.status, stop_reason=result.stop_reason,
+                       message=result.message, wall_s=result.wall_s)
+            trace.close()
+    if options.apply:
+        result = _apply(repo, result, run_dir)
+    return RunOutcome(result, run_dir)
+
+
+def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:
+    try:
+        spec = options.model or configured or default_model_spec(os.environ)
+        model = make_model(spec, base_url=options.base_url)
+    except (ModelConfigError, ConfigError) as exc:
+        raise UsageError(str(exc)) from None
+    if options.record:
+        from coder.models.recording import RecordingModel
+
+        model = RecordingModel(model, options.record)
+    return spec, model
+
+
+def _limits(options: RunOptions, config: Any) -> Limits:
+    base = Limits()
+
+    def pick(flag: Any, key: str, default: Any) -> Any:
+        if flag is not None:
+            return flag
+        value = getattr(config, key, None) if config else None
+        return value if value is not None else default
+
+    return Limits(
+        max_turns=pick(options.max_turns, "max_turns", base.max_turns),
+        max_revisions=pick(options.max_revisions, "max_revisions", base.max_revisions),
+        timeout_s=options.timeout_s or base.timeout_s,
+        cmd_timeout_s=pick(options.cmd_timeout_s, "cmd_timeout", base.cmd_timeout_s),
+        max_tokens=options.max_tokens or base.max_tokens,
+    )
+
+
+def _completed_message(state: RunState) -> str:
+    return (
+        f"verified: {len(state.verified)} step(s), {state.rollbacks} rollback(s), "
+        f"{state.revisions} revision(s)"
+    )
+
+
+def _apply(repo: Path, result: RunResult, run_dir: Path) -> RunResult:
+    """Apply the verified patch to the user's tree, only when it is clean and the patch applies."""
+    if result.status != "verified" or not result.patch.strip():
+        result.message += "; not applied (the run did not verify a change)"
+        return result
+    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True)
+    if dirty.stdout.strip():
+        result.message += f"; not applied: your working tree has uncommitted changes (branch {result.branch} holds the change)"
+        return result
+    patch = run_dir / "final.patch"
+    check = subprocess.run(["git", "apply", "--check", str(patch)], cwd=repo, capture_output=True, text=True)
+    if check.returncode != 0:
+        result.message += f"; not applied: the patch does not apply cleanly ({check.stderr.strip()[:200]})"
+        return result
+    subprocess.run(["git", "apply", str(patch)], cwd=repo, check=True, capture_output=True)
+    result.applied = True
+    result.message += "; applied to your working tree"
+    (run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return result
+

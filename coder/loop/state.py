@@ -1,0 +1,76 @@
+"""Run state (what changes as the run goes) kept apart from the run's fixed settings."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from contracts.result import InvariantOutcome, StepOutcome
+from contracts.validation import ValidPlan
+
+
+class RunStop(Exception):
+    """A fatal condition: the run ends with this stop reason. Never shown to the model."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_turns: int = 60
+    max_revisions: int = 3
+    timeout_s: float = 1800.0
+    cmd_timeout_s: float = 120.0
+    max_tokens: int = 2_000_000
+    max_parse_errors: int = 3
+    no_progress_turns: int = 8
+    context_tokens: int = 24_000
+    """The most any one model call's context may hold; stale outputs are masked to fit."""
+
+
+@dataclass
+class RunState:
+    started: float = field(default_factory=time.monotonic)
+    turns: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_s: float = 0.0
+    command_s: float = 0.0
+    plan: ValidPlan | None = None
+    plan_versions: int = 0
+    revisions: int = 0
+    rollbacks: int = 0
+    steps: dict[str, StepOutcome] = field(default_factory=dict)
+    step_commits: dict[str, str] = field(default_factory=dict)
+    verified: list[str] = field(default_factory=list)
+    last_failure: str = ""
+    seen: set[str] = field(default_factory=set)
+    idle_turns: int = 0
+    failed_calls: dict[str, int] = field(default_factory=dict)
+    largest_context: int = 0
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def outcome(self, step_id: str) -> StepOutcome:
+        if step_id not in self.steps:
+            self.steps[step_id] = StepOutcome(stepId=step_id, status="pending")
+        return self.steps[step_id]
+
+    def record_checks(self, step_id: str, checks: list[Any], status: str) -> None:
+        out = self.outcome(step_id)
+        out.invariants = [
+            InvariantOutcome(kind=c.kind, status=c.status, detail=c.detail) for c in checks
+        ]
+        out.status = status  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class Paths:
+    run_dir: Path
+    worktree: Path

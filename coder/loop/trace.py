@@ -1,0 +1,54 @@
+"""The trace writer: one JSON object a line, flushed as it happens, so a crash leaves a
+readable record up to the moment it happened."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+Listener = Callable[[dict[str, Any]], None]
+
+
+class TraceWriter:
+    def __init__(self, path: Path, run_id: str) -> None:
+        self.path = path
+        self.run_id = run_id
+        self._seq = 0
+        self._lock = threading.Lock()
+        self._listeners: list[Listener] = []
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = path.open("a", encoding="utf-8")
+
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def emit(self, type_: str, **payload: Any) -> dict[str, Any]:
+        with self._lock:
+            self._seq += 1
+            event = {"ts": round(time.time(), 3), "run_id": self.run_id, "seq": self._seq}
+            event["type"] = type_
+            event.update(payload)
+            self._file.write(json.dumps(event, default=str, ensure_ascii=False) + "\n")
+            self._file.flush()
+        for listener in self._listeners:
+            listener(event)
+        return event
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+
+
+def read_trace(path: Path) -> list[dict[str, Any]]:
+    """Every complete event; a torn last line (a crash mid-write) is skipped, not fatal."""
+    events = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return events

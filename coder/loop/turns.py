@@ -1,0 +1,200 @@
+"""The turn engine: model call → typed decision → tool calls → observations, until the phase ends.
+
+Everything a phase needs to know about budgets, parse errors, repeated failures and progress
+lives here, so the modes read as plain sequences of phases.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from coder.loop.context import Conversation, ResultEntry, Turn, fit, mask_line
+from coder.loop.decode import decode
+from coder.loop.state import Limits, RunState, RunStop
+from coder.loop.trace import TraceWriter
+from coder.models.base import Message, Model, ModelError, ModelReply, TextPart, ToolCallPart, ToolResultPart
+from coder.tools.specs import TOOL_ARGS, tool_specs, usage_line
+from coder.tools.toolbox import Observation, ToolBox
+from contracts.decisions import Act, Ask, Call, Final, ParseError, Stop
+
+OnFinal = Callable[[str, dict[str, Any]], str | None]
+"""Judges a phase-ending call: None accepts it, a string rejects it with that explanation."""
+
+
+@dataclass
+class Phase:
+    name: str
+    tools: tuple[str, ...]
+    briefing: str
+    on_final: OnFinal
+
+
+@dataclass(frozen=True)
+class PhaseEnd:
+    tool: str
+    args: dict[str, Any]
+
+
+class Session:
+    def __init__(
+        self,
+        model: Model,
+        toolbox: ToolBox,
+        trace: TraceWriter,
+        state: RunState,
+        limits: Limits,
+        system: str,
+        ask: Callable[[str], str] | None = None,
+    ) -> None:
+        self.model = model
+        self.toolbox = toolbox
+        self.trace = trace
+        self.state = state
+        self.limits = limits
+        self.system = system
+        self.ask = ask
+
+    def run_phase(self, phase: Phase) -> PhaseEnd:
+        conversation = Conversation(phase.briefing)
+        parse_errors = 0
+        while True:
+            reply = self._call_model(conversation, phase)
+            decision = decode(reply, phase.tools)
+            self.trace.emit("decision", phase=phase.name, decision=decision.kind, text=reply.text[:2000])
+            if isinstance(decision, ParseError):
+                parse_errors += 1
+                self._idle(progress=False)
+                if parse_errors >= self.limits.max_parse_errors:
+                    raise RunStop("model_error", f"{parse_errors} replies in a row had no usable tool call")
+                self.trace.emit("observation", tool=None, status="error", text=decision.message,
+                                raw_chars=len(reply.text), summarized_chars=len(decision.message))
+                conversation.add(Turn(Message("assistant", (TextPart(reply.text or "(empty)"),)),
+                                      note=decision.message))
+                continue
+            parse_errors = 0
+            turn = Turn(_assistant_message(reply))
+            conversation.add(turn)
+            calls = decision.calls if isinstance(decision, Act) else decision.before
+            progress = any([self._act(call, turn, phase) for call in calls])
+            match decision:
+                case Act():
+                    self._idle(progress)
+                case Stop(reason=reason):
+                    raise RunStop("stopped_by_model", reason or "the model stopped the run")
+                case Ask(question=question, call_id=call_id):
+                    answer = self._ask(question)
+                    self._answer(turn, call_id, "ask_user", {"question": question}, Observation("ok", answer))
+                    self._idle(True)
+                case Final(tool=tool, args=args, call_id=call_id):
+                    self.trace.emit("action", tool=tool, args=_clip(args), call_id=call_id)
+                    rejection = phase.on_final(tool, args)
+                    if rejection is None:
+                        self._answer(turn, call_id, tool, args, Observation("ok", "accepted"))
+                        self._skip_rest(turn, reply, call_id)
+                        return PhaseEnd(tool, args)
+                    self._answer(turn, call_id, tool, args, Observation.error(rejection))
+                    self._idle(progress)
+            self._skip_rest(turn, reply, None)
+
+    def _call_model(self, conversation: Conversation, phase: Phase) -> ModelReply:
+        state, limits = self.state, self.limits
+        if state.turns >= limits.max_turns:
+            raise RunStop("turn_budget", f"the turn budget of {limits.max_turns} is spent")
+        if state.elapsed() >= limits.timeout_s:
+            raise RunStop("timeout", f"the run passed its {limits.timeout_s:.0f}s timeout")
+        if state.input_tokens + state.output_tokens >= limits.max_tokens:
+            raise RunStop("token_budget", f"the token budget of {limits.max_tokens} is spent")
+        specs = tool_specs(phase.tools)
+        messages, size = fit(conversation, self.system, specs, limits.context_tokens, keep_recent=3)
+        state.largest_context = max(state.largest_context, size)
+        state.turns += 1
+        started = time.monotonic()
+        try:
+            reply = self.model.complete(system=self.system, messages=messages, tools=specs)
+        except ModelError as exc:
+            self.trace.emit("model_call", phase=phase.name, error=exc.kind, message=exc.message)
+            raise RunStop("model_error", f"model error ({exc.kind}): {exc.message}") from None
+        state.model_s += reply.latency_s or (time.monotonic() - started)
+        state.input_tokens += reply.usage.input_tokens
+        state.output_tokens += reply.usage.output_tokens
+        self.trace.emit(
+            "model_call", phase=phase.name, turn=state.turns, context_tokens=size,
+            tokens_in=reply.usage.input_tokens, tokens_out=reply.usage.output_tokens,
+            cache_read=reply.usage.cache_read_tokens, cache_write=reply.usage.cache_write_tokens,
+            latency_s=round(reply.latency_s, 3), stop_reason=reply.stop_reason,
+        )
+        return reply
+
+    def _act(self, call: Call, turn: Turn, phase: Phase) -> bool:
+        """Run one tool call; True when it produced information not seen before."""
+        self.trace.emit("action", tool=call.tool, args=_clip(call.args), call_id=call.id)
+        key = f"{call.tool}:{json.dumps(call.args, sort_keys=True, default=str)}"
+        if call.tool not in phase.tools:
+            obs = Observation.error(
+                f"{call.tool!r} is not available in the {phase.name} phase; "
+                f"available: {', '.join(phase.tools)}"
+            )
+        elif self.state.failed_calls.get(key, 0) >= 2:
+            obs = Observation.error(
+                "refused: this exact call already failed twice; change the arguments or approach "
+                f"(form: {usage_line(call.tool) if call.tool in TOOL_ARGS else call.tool})"
+            )
+        else:
+            obs = self.toolbox.execute(call.tool, call.args)
+            self.state.command_s += obs.duration_s
+            if obs.status != "ok":
+                self.state.failed_calls[key] = self.state.failed_calls.get(key, 0) + 1
+        self._answer(turn, call.id, call.tool, call.args, obs)
+        fingerprint = obs.fingerprint or (f"{key}\0{obs.text}" if obs.status == "ok" else None)
+        if fingerprint is None or fingerprint in self.state.seen:
+            return False
+        self.state.seen.add(fingerprint)
+        return True
+
+    def _answer(self, turn: Turn, call_id: str, tool: str, args: dict, obs: Observation) -> None:
+        self.trace.emit(
+            "observation", tool=tool, call_id=call_id, status=obs.status, text=obs.text[:4000],
+            raw_chars=obs.raw_chars, summarized_chars=len(obs.text),
+        )
+        part = ToolResultPart(call_id, obs.text or f"({obs.status}, no output)", obs.status != "ok")
+        turn.results.append(ResultEntry(part, mask_line(tool, args, obs.status, obs.text)))
+
+    def _skip_rest(self, turn: Turn, reply: ModelReply, ended_at: str | None) -> None:
+        """Every tool call gets a result, also those a phase end or stop made moot."""
+        answered = {r.part.call_id for r in turn.results}
+        for call in reply.tool_calls:
+            if call.id not in answered:
+                note = "skipped: the phase ended before this call" if ended_at else "skipped"
+                turn.results.append(ResultEntry(ToolResultPart(call.id, note, True), note))
+
+    def _ask(self, question: str) -> str:
+        if self.ask is None:
+            raise RunStop("needs_input", f"the model asked: {question}")
+        return self.ask(question)
+
+    def _idle(self, progress: bool) -> None:
+        self.state.idle_turns = 0 if progress else self.state.idle_turns + 1
+        if self.state.idle_turns >= self.limits.no_progress_turns:
+            raise RunStop(
+                "no_progress",
+                f"{self.state.idle_turns} turns in a row brought no new file change, test result or plan",
+            )
+
+    def progress(self) -> None:
+        """A phase outcome elsewhere (a plan accepted, a step verified) counts as progress."""
+        self.state.idle_turns = 0
+
+
+def _assistant_message(reply: ModelReply) -> Message:
+    parts: list[Any] = [TextPart(reply.text)] if reply.text else []
+    parts += [ToolCallPart(c.id, c.name, c.input) for c in reply.tool_calls]
+    return Message("assistant", tuple(parts))
+
+
+def _clip(args: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v[:2000] + "…" if isinstance(v, str) and len(v) > 2000 else v) for k, v in args.items()}
+

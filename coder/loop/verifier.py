@@ -1,0 +1,261 @@
+"""The verifier: checks a step's invariants itself, from git and from commands it runs.
+
+One small function per invariant kind, in a registry keyed by kind; each returns a Check with
+compacted evidence. Nothing the model said about its own work is consulted.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from contracts import invariants as inv
+from contracts.validation import CompiledStep
+from sandbox.checkpoint import Checkpoints
+from sandbox.confine import Sandbox
+from sandbox.globs import glob_match
+from sandbox.policy import out_of_scope
+from summarizers.ast_scope import diff_symbols, find_symbol, language_for
+from summarizers.logs import compact_log
+
+EVIDENCE_BUDGET = 600
+IGNORED_NOISE = ("__pycache__/", ".pytest_cache/")
+
+
+@dataclass(frozen=True)
+class Check:
+    kind: str
+    status: str
+    """passed | failed | unverified"""
+    evidence: str
+    detail: str = ""
+    command_s: float = 0.0
+
+
+@dataclass
+class VerifyEnv:
+    root: Path
+    sandbox: Sandbox
+    checkpoints: Checkpoints
+    checkpoint_sha: str
+    test_cmd: str | None
+    cmd_timeout_s: float
+    protected: list[str]
+    env: dict[str, str]
+
+
+Checker = Callable[[Any, CompiledStep, VerifyEnv], Check]
+CHECKERS: dict[str, Checker] = {}
+
+
+def checker(kind: str) -> Callable[[Checker], Checker]:
+    def register(fn: Checker) -> Checker:
+        CHECKERS[kind] = fn
+        return fn
+
+    return register
+
+
+def verify_step(step: CompiledStep, env: VerifyEnv) -> list[Check]:
+    """Scope first: a step that wrote outside its files fails whatever its tests say."""
+    checks = [check_scope(step, env)]
+    for invariant in step.invariants:
+        fn = CHECKERS.get(invariant.kind)
+        if fn is None:
+            checks.append(Check(invariant.kind, "unverified", "no checker for this kind"))
+            continue
+        checks.append(fn(invariant, step, env))
+    return checks
+
+
+def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
+    changed = [c.path for c in env.checkpoints.changes_since(env.checkpoint_sha)]
+    changed = [p for p in changed if not any(noise in p for noise in IGNORED_NOISE)]
+    outside = out_of_scope(changed, step.contract.intended_modification.files, env.protected)
+    if outside:
+        allowed = ", ".join(step.contract.intended_modification.files)
+        return Check(
+            "files_within_scope", "failed",
+            f"changed outside the step's files ({allowed}): {', '.join(outside)}",
+            detail=f"{len(outside)} path(s) out of scope",
+        )
+    return Check("files_within_scope", "passed", f"{len(changed)} changed path(s), all in scope")
+
+
+def _run_check(kind: str, command: str, env: VerifyEnv) -> Check:
+    result = env.sandbox.run(command, cwd=env.root, timeout_s=env.cmd_timeout_s, env=env.env)
+    if result.timed_out:
+        status, head = "failed", f"`{command}` timed out after {result.duration_s:.0f}s and was killed"
+    elif result.exit_code == 0:
+        status, head = "passed", f"`{command}` exited 0"
+    else:
+        status, head = "failed", f"`{command}` exited {result.exit_code}"
+    evidence = head
+    if status == "failed" and result.output.strip():
+        evidence += "\n" + compact_log(result.output, budget=EVIDENCE_BUDGET, exit_code=result.exit_code).text
+    return Check(kind, status, evidence, detail=command, command_s=result.duration_s)
+
+
+@checker("tests_pass")
+def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) -> Check:
+    command = invariant.command or env.test_cmd
+    if not command:
+        return Check("tests_pass", "failed", "no test command: pass --test-cmd or set test_cmd")
+    if invariant.paths and not invariant.command:
+        command = f"{command} {' '.join(shlex.quote(p) for p in invariant.paths)}"
+    return _run_check("tests_pass", command, env)
+
+
+@checker("command_succeeds")
+def check_command(invariant: inv.CommandSucceeds, step: CompiledStep, env: VerifyEnv) -> Check:
+    return _run_check("command_succeeds", invariant.command, env)
+
+
+@checker("signature_unchanged")
+def check_signature(invariant: inv.SignatureUnchanged, step: CompiledStep, env: VerifyEnv) -> Check:
+    kind = "signature_unchanged"
+    files = [invariant.file] if invariant.file else _candidate_files(step, env)
+    for rel in files:
+        language = language_for(rel)
+        before = _at_checkpoint(env, rel)
+        if language is None or before is None:
+            continue
+        old = find_symbol(before, language, invariant.symbol)
+        if old is None:
+            continue
+        current = _current(env, rel)
+        new = find_symbol(current, language, invariant.symbol) if current is not None else None
+        if new is None:
+            return Check(kind, "failed", f"{invariant.symbol} was removed from {rel}", detail=invariant.symbol)
+        if new.signature != old.signature:
+            return Check(
+                kind, "failed",
+                f"{invariant.symbol} in {rel} changed:\n  before: {old.signature}\n  after:  {new.signature}",
+                detail=invariant.symbol,
+            )
+        return Check(kind, "passed", f"{invariant.symbol}: {new.signature}", detail=invariant.symbol)
+    where = invariant.file or "the step's files or the repository"
+    return Check(kind, "failed", f"symbol {invariant.symbol} not found in {where} at the checkpoint",
+                 detail=invariant.symbol)
+
+
+@checker("public_api_unchanged")
+def check_public_api(invariant: inv.PublicApiUnchanged, step: CompiledStep, env: VerifyEnv) -> Check:
+    kind, rel = "public_api_unchanged", invariant.file
+    language = language_for(rel)
+    before, after = _at_checkpoint(env, rel), _current(env, rel)
+    if language is None:
+        return Check(kind, "failed", f"{rel}: no parser for this file type", detail=rel)
+    if before is None:
+        return Check(kind, "failed", f"{rel} did not exist at the checkpoint", detail=rel)
+    if after is None:
+        return Check(kind, "failed", f"{rel} was deleted", detail=rel)
+    diff = diff_symbols(before, after, language)
+    if diff.error:
+        return Check(kind, "failed", f"{rel} does not parse: {diff.error}", detail=rel)
+    broken = [f"removed {s.name}" for s in diff.removed if s.public]
+    broken += [f"changed {o.name}: {o.signature} → {n.signature}" for o, n in diff.signature_changed if o.public]
+    if broken:
+        return Check(kind, "failed", f"{rel}: " + "; ".join(broken), detail=rel)
+    return Check(kind, "passed", f"{rel}: public symbols unchanged", detail=rel)
+
+
+def _text_matches(pattern: str, paths: list[str] | None, step: CompiledStep, env: VerifyEnv) -> list[str]:
+    regex = re.compile(pattern) if _is_regex(pattern) else re.compile(re.escape(pattern))
+    globs = paths or step.contract.intended_modification.files
+    hits = []
+    for rel in _tracked(env.root):
+        if not any(glob_match(rel, g) for g in globs):
+            continue
+        try:
+            text = (env.root / rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            if regex.search(line):
+                hits.append(f"{rel}:{n}: {line.strip()[:120]}")
+    return hits
+
+
+@checker("text_absent")
+def check_text_absent(invariant: inv.TextAbsent, step: CompiledStep, env: VerifyEnv) -> Check:
+    hits = _text_matches(invariant.pattern, invariant.paths, step, env)
+    if hits:
+        return Check("text_absent", "failed", f"{len(hits)} match(es):\n" + "\n".join(hits[:10]),
+                     detail=invariant.pattern)
+    return Check("text_absent", "passed", f"no match for {invariant.pattern!r}", detail=invariant.pattern)
+
+
+@checker("text_present")
+def check_text_present(invariant: inv.TextPresent, step: CompiledStep, env: VerifyEnv) -> Check:
+    hits = _text_matches(invariant.pattern, invariant.paths, step, env)
+    if hits:
+        return Check("text_present", "passed", hits[0], detail=invariant.pattern)
+    return Check("text_present", "failed", f"no match for {invariant.pattern!r}", detail=invariant.pattern)
+
+
+@checker("max_changed_lines")
+def check_changed_lines(invariant: inv.MaxChangedLines, step: CompiledStep, env: VerifyEnv) -> Check:
+    changed = _changed_lines(env)
+    status = "passed" if changed <= invariant.n else "failed"
+    return Check("max_changed_lines", status, f"{changed} line(s) changed; at most {invariant.n} allowed",
+                 detail=str(invariant.n))
+
+
+@checker("advisory")
+def check_advisory(invariant: inv.Advisory, step: CompiledStep, env: VerifyEnv) -> Check:
+    return Check("advisory", "unverified", f"not checked (no rule compiles it): {invariant.text}",
+                 detail=invariant.text)
+
+
+def _is_regex(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True
+
+
+def _git(env: VerifyEnv, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=env.root, capture_output=True, text=True, check=False)
+
+
+def _at_checkpoint(env: VerifyEnv, rel: str) -> str | None:
+    proc = _git(env, "show", f"{env.checkpoint_sha}:{rel}")
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _current(env: VerifyEnv, rel: str) -> str | None:
+    path = env.root / rel
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _candidate_files(step: CompiledStep, env: VerifyEnv) -> list[str]:
+    changed = [c.path for c in env.checkpoints.changes_since(env.checkpoint_sha)]
+    rest = [f for f in _tracked(env.root) if language_for(f) and f not in changed]
+    return changed + rest
+
+
+def _tracked(root: Path) -> list[str]:
+    proc = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                          cwd=root, capture_output=True, text=True, check=False)
+    return [line for line in proc.stdout.splitlines() if line]
+
+
+def _changed_lines(env: VerifyEnv) -> int:
+    _git(env, "add", "-A", "--intent-to-add", ".")
+    proc = _git(env, "diff", "--numstat", env.checkpoint_sha)
+    total = 0
+    for line in proc.stdout.splitlines():
+        added, removed, *_ = line.split("\t")
+        if added.isdigit() and removed.isdigit():
+            total += int(added) + int(removed)
+    return total

@@ -1,0 +1,68 @@
+"""A `Model` wrapper that writes a real run's replies as a scripted-model file.
+
+Replaying that file with `script:PATH` gives the loop the same tool calls turn for turn, offline
+and without a key. The file is rewritten atomically after every reply, so a run that crashes or is
+interrupted still leaves a valid script of the turns it had.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from coder.models.base import Message, Model, ModelReply, ToolSpec
+
+
+def turn_from_reply(reply: ModelReply) -> dict[str, Any]:
+    """One reply in the scripted-model turn format; text beside tool calls is kept with them."""
+    calls = [{"tool": c.name, "input": c.input} for c in reply.tool_calls]
+    if not calls:
+        return {"text": reply.text}
+    turn: dict[str, Any] = dict(calls[0]) if len(calls) == 1 else {"calls": calls}
+    if reply.text:
+        turn["text"] = reply.text
+    return turn
+
+
+def write_script(path: Path, turns: Sequence[dict[str, Any]]) -> None:
+    """Write `{"turns": [...]}` as YAML for a .yaml/.yml path, else JSON, replacing atomically."""
+    document = {"turns": list(turns)}
+    if path.suffix.lower() in (".yaml", ".yml"):
+        text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
+    else:
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+class RecordingModel:
+    """Passes every call to `inner` and records each reply; a `ModelError` is not recorded (a
+    replay then runs out of turns at the same point and stops the same way)."""
+
+    def __init__(self, inner: Model, path: Path) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.path = path
+        self.turns: list[dict[str, Any]] = []
+
+    def complete(
+        self,
+        *,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        max_tokens: int = 4096,
+    ) -> ModelReply:
+        reply = self.inner.complete(
+            system=system, messages=messages, tools=tools, max_tokens=max_tokens
+        )
+        self.turns.append(turn_from_reply(reply))
+        write_script(self.path, self.turns)
+        return reply

@@ -1,0 +1,66 @@
+"""Progress for a person: a live status line on a terminal, plain lines otherwise.
+
+Fed by trace events, so what a person sees is exactly what the trace records.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.status import Status
+
+MARK = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "unverified": "[yellow]?[/]"}
+
+
+class ProgressPrinter:
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.live: Status | None = console.status("starting…") if console.is_terminal else None
+        if self.live:
+            self.live.start()
+        self.tokens = 0
+        self.steps: list[str] = []
+        self.phase = "starting"
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event["type"]
+        line = self._line(kind, event)
+        if line:
+            self.console.print(line, highlight=False)
+        if self.live:
+            self.live.update(f"{self.phase} · {self.tokens:,} tokens")
+
+    def _line(self, kind: str, e: dict[str, Any]) -> str | None:
+        if kind == "run_started":
+            dirty = " (your uncommitted changes are not included)" if e.get("user_tree_dirty") else ""
+            return (f"[bold]coder[/] {e['mode']} run on {e['branch']} from {e['base_commit'][:10]}{dirty}; "
+                    f"model {e['model']}, sandbox {e['sandbox']}, tests `{e.get('test_cmd')}`")
+        if kind == "model_call":
+            self.tokens += int(e.get("tokens_in", 0)) + int(e.get("tokens_out", 0))
+            self.phase = str(e.get("phase", self.phase))
+            return None
+        if kind == "plan_submitted":
+            self.steps = list(e["steps"])
+            return f"plan v{e['version']}: {len(self.steps)} step(s): {', '.join(self.steps)}"
+        if kind == "plan_rejected":
+            return f"[yellow]plan rejected[/]: {len(e['problems'])} problem(s)"
+        if kind == "step_started":
+            index = self.steps.index(e["step"]) + 1 if e["step"] in self.steps else "?"
+            return f"step {index}/{len(self.steps)} [bold]{e['step']}[/] (attempt {e['attempt']})"
+        if kind == "verification":
+            label = e["kind"] if e.get("step") else "final check"
+            return f"  {MARK.get(e['status'], e['status'])} {label} {e.get('detail') or ''}".rstrip()
+        if kind == "rollback":
+            complete = "" if e["complete"] else " [yellow](harness restored paths the plan missed)[/]"
+            return f"  [yellow]rolled back[/] {e['step']} to {e['to']}{complete}"
+        if kind == "step_verified":
+            return f"  [green]verified[/] {e['step']} → {e['commit'][:10]}"
+        if kind == "plan_revised":
+            return f"revision {e['revision']} → plan v{e['version']}"
+        if kind == "run_finished":
+            if self.live:
+                self.live.stop()
+            color = "green" if e["status"] == "verified" else "red"
+            return f"[{color}]{e['status']}[/] ({e['stop_reason']}): {e['message']} · {self.tokens:,} tokens · {e['wall_s']:.1f}s"
+        return None

@@ -1,0 +1,148 @@
+"""The tool vocabulary the model sees: one pydantic model per tool, grouped by phase.
+
+The JSON schemas sent to the model are generated from these models, and the same models
+validate the arguments that come back, so the two can never drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from coder.models.base import ToolSpec
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ReadFile(_Args):
+    """Read a file of the repository, with line numbers. Ranges are 1-based and inclusive."""
+
+    path: str
+    start_line: int | None = Field(default=None, ge=1)
+    end_line: int | None = Field(default=None, ge=1)
+
+
+class ListFiles(_Args):
+    """List repository files, optionally filtered by a glob such as `src/**/*.py`."""
+
+    glob: str | None = None
+
+
+class Search(_Args):
+    """Search file contents for a regular expression; returns path:line: text."""
+
+    pattern: str = Field(min_length=1)
+    glob: str | None = None
+
+
+class EditFile(_Args):
+    """Replace old_text, which must occur exactly once in the file, with new_text."""
+
+    path: str
+    old_text: str = Field(min_length=1)
+    new_text: str
+
+
+class WriteFile(_Args):
+    """Create or overwrite a whole file."""
+
+    path: str
+    content: str
+
+
+class DeleteFile(_Args):
+    """Delete a file."""
+
+    path: str
+
+
+class Run(_Args):
+    """Run a shell command in the repository, confined: no network, no secrets, timed out."""
+
+    command: str = Field(min_length=1)
+
+
+class FinishStep(_Args):
+    """Declare the current step done; the harness then verifies its invariants itself."""
+
+    summary: str
+
+
+class FinalAnswer(_Args):
+    """Declare the task done."""
+
+    summary: str
+
+
+class SubmitPlan(_Args):
+    """Submit the plan: a goal and a list of step contracts (see the plan format)."""
+
+    model_config = ConfigDict(extra="allow")
+    goal: str
+    steps: list[dict[str, Any]]
+
+
+class AskUser(_Args):
+    """Ask the person a question; only when the task cannot go on without an answer."""
+
+    question: str = Field(min_length=1)
+
+
+class StopRun(_Args):
+    """Stop the run, giving the reason."""
+
+    reason: str
+
+
+TOOL_ARGS: dict[str, type[_Args]] = {
+    "read_file": ReadFile,
+    "list_files": ListFiles,
+    "search": Search,
+    "edit_file": EditFile,
+    "write_file": WriteFile,
+    "delete_file": DeleteFile,
+    "run": Run,
+    "finish_step": FinishStep,
+    "final_answer": FinalAnswer,
+    "submit_plan": SubmitPlan,
+    "ask_user": AskUser,
+    "stop": StopRun,
+}
+
+READ_TOOLS = ("read_file", "list_files", "search")
+PLAN_TOOLS = (*READ_TOOLS, "submit_plan", "ask_user", "stop")
+EXECUTE_TOOLS = (*READ_TOOLS, "edit_file", "write_file", "delete_file", "run", "finish_step", "stop")
+REACT_TOOLS = (*READ_TOOLS, "edit_file", "write_file", "delete_file", "run", "final_answer", "stop")
+
+PHASE_ENDING = frozenset({"submit_plan", "finish_step", "final_answer"})
+
+
+def tool_specs(names: tuple[str, ...]) -> list[ToolSpec]:
+    return [_spec(name) for name in names]
+
+
+def _spec(name: str) -> ToolSpec:
+    model = TOOL_ARGS[name]
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    if name == "submit_plan":
+        schema["properties"]["steps"]["description"] = (
+            "Step contracts: {stepId, title?, dependencies[], intendedModification: {files[], "
+            "invariants[]}, rollbackPlan: {gitCheckout: 'HEAD~1', discardPaths?}}"
+        )
+    return ToolSpec(name=name, description=(model.__doc__ or "").strip(), input_schema=schema)
+
+
+def usage_line(name: str) -> str:
+    """The exact call form, shown when the model gets a tool's arguments wrong."""
+    model = TOOL_ARGS[name]
+    fields = []
+    for field_name, info in model.model_fields.items():
+        optional = "" if info.is_required() else "?"
+        fields.append(f'"{field_name}{optional}": …')
+    return f'{name} {{{", ".join(fields)}}}'

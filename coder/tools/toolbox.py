@@ -1,0 +1,215 @@
+"""ToolBox: turns one tool call into one typed observation. It never raises.
+
+Every failure (bad arguments, a path outside the step, no unique match, a timeout) becomes an
+observation that says what would have worked, because a model can only recover from what it
+is told.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from coder.tools.editing import apply_edit
+from coder.tools.specs import TOOL_ARGS, usage_line
+from sandbox.confine import Sandbox
+from sandbox.globs import glob_match
+from sandbox.policy import PathPolicy
+from summarizers.logs import compact_log
+from summarizers.tokens import estimate_tokens
+
+ObservationStatus = Literal["ok", "error", "denied"]
+
+READ_LINES_DEFAULT = 400
+LIST_LIMIT = 400
+SEARCH_LIMIT = 100
+RUN_BUDGET_TOKENS = 1500
+
+
+@dataclass(frozen=True)
+class Observation:
+    status: ObservationStatus
+    text: str
+    raw_chars: int = 0
+    fingerprint: str | None = None
+    """Identifies the new information (a file's new content, a command's output); the loop
+    counts a turn as progress only when it sees a fingerprint it has not seen before."""
+    duration_s: float = 0.0
+
+    @staticmethod
+    def error(text: str) -> Observation:
+        return Observation("error", text, len(text))
+
+    @staticmethod
+    def denied(text: str) -> Observation:
+        return Observation("denied", text, len(text))
+
+
+class ToolBox:
+    """The execute-phase tools over one worktree, with a path policy the loop swaps per step."""
+
+    def __init__(
+        self, root: Path, sandbox: Sandbox, policy: PathPolicy, cmd_timeout_s: float
+    ) -> None:
+        self.root = root
+        self.sandbox = sandbox
+        self.policy = policy
+        self.cmd_timeout_s = cmd_timeout_s
+
+    def execute(self, tool: str, args: dict[str, Any]) -> Observation:
+        handler = getattr(self, f"_{tool}", None)
+        if tool not in TOOL_ARGS or handler is None:
+            return Observation.error(f"unknown tool {tool!r}")
+        try:
+            parsed = TOOL_ARGS[tool].model_validate(args)
+        except ValidationError as exc:
+            return Observation.error(bad_arguments(tool, exc))
+        try:
+            return handler(parsed)
+        except OSError as exc:
+            return Observation.error(f"{tool} failed: {exc.strerror or exc}")
+
+    def _read_file(self, a: Any) -> Observation:
+        decision = self.policy.check(a.path, write=False)
+        if not decision.allowed:
+            return Observation.denied(decision.reason)
+        path = decision.path
+        if not path.is_file():
+            return Observation.error(f"{a.path}: no such file. {self._similar(a.path)}")
+        data = path.read_bytes()
+        if b"\0" in data[:8192]:
+            return Observation.error(f"{a.path} is a binary file ({len(data)} bytes)")
+        lines = data.decode("utf-8", errors="replace").splitlines()
+        start = (a.start_line or 1) - 1
+        end = a.end_line or min(len(lines), start + READ_LINES_DEFAULT)
+        shown = [f"{n:>5}| {line}" for n, line in enumerate(lines[start:end], start + 1)]
+        text = "\n".join(shown) if shown else "(empty file)"
+        if end < len(lines):
+            text += f"\n… {len(lines) - end} more lines; read_file with start_line={end + 1}"
+        return Observation("ok", text, len(data))
+
+    def _list_files(self, a: Any) -> Observation:
+        files = tracked_and_new_files(self.root)
+        if a.glob:
+            files = [f for f in files if glob_match(f, a.glob)]
+        text = "\n".join(files[:LIST_LIMIT]) or f"no files match {a.glob!r}"
+        if len(files) > LIST_LIMIT:
+            text += f"\n… {len(files) - LIST_LIMIT} more; narrow the glob"
+        return Observation("ok", text, len(text))
+
+    def _search(self, a: Any) -> Observation:
+        try:
+            regex = re.compile(a.pattern)
+        except re.error as exc:
+            return Observation.error(f"invalid regular expression: {exc}; escape special characters")
+        hits: list[str] = []
+        total = 0
+        for rel in tracked_and_new_files(self.root):
+            if a.glob and not glob_match(rel, a.glob):
+                continue
+            try:
+                text = (self.root / rel).read_text(encoding="utf-8")
+            except (UnicodeDecodeError, OSError):
+                continue
+            for n, line in enumerate(text.splitlines(), 1):
+                if regex.search(line):
+                    total += 1
+                    if len(hits) < SEARCH_LIMIT:
+                        hits.append(f"{rel}:{n}: {line.strip()[:200]}")
+        if not hits:
+            return Observation("ok", f"no matches for {a.pattern!r}", 0)
+        more = f"\n… {total - len(hits)} more matches" if total > len(hits) else ""
+        return Observation("ok", "\n".join(hits) + more, total)
+
+    def _edit_file(self, a: Any) -> Observation:
+        decision = self.policy.check(a.path, write=True)
+        if not decision.allowed:
+            return Observation.denied(decision.reason)
+        if not decision.path.is_file():
+            return Observation.error(
+                f"{a.path}: no such file; use write_file to create it. {self._similar(a.path)}"
+            )
+        content = decision.path.read_text(encoding="utf-8", errors="surrogateescape")
+        outcome = apply_edit(content, a.old_text, a.new_text)
+        if not outcome.ok:
+            return Observation.error(f"{a.path}: {outcome.message}")
+        decision.path.write_text(outcome.content, encoding="utf-8", errors="surrogateescape")
+        return Observation("ok", f"edited {a.path}", len(a.new_text), _digest(a.path, outcome.content))
+
+    def _write_file(self, a: Any) -> Observation:
+        decision = self.policy.check(a.path, write=True)
+        if not decision.allowed:
+            return Observation.denied(decision.reason)
+        existed = decision.path.exists()
+        decision.path.parent.mkdir(parents=True, exist_ok=True)
+        decision.path.write_text(a.content, encoding="utf-8")
+        verb = "overwrote" if existed else "created"
+        return Observation(
+            "ok", f"{verb} {a.path} ({len(a.content)} chars)", 0, _digest(a.path, a.content)
+        )
+
+    def _delete_file(self, a: Any) -> Observation:
+        decision = self.policy.check(a.path, write=True)
+        if not decision.allowed:
+            return Observation.denied(decision.reason)
+        if not decision.path.is_file():
+            return Observation.error(f"{a.path}: no such file. {self._similar(a.path)}")
+        decision.path.unlink()
+        return Observation("ok", f"deleted {a.path}", 0, _digest(a.path, "\0deleted"))
+
+    def _run(self, a: Any) -> Observation:
+        result = self.sandbox.run(a.command, cwd=self.root, timeout_s=self.cmd_timeout_s)
+        text, raw = render_command(result, budget=RUN_BUDGET_TOKENS)
+        status: ObservationStatus = "ok" if result.exit_code == 0 and not result.timed_out else "error"
+        fingerprint = _digest(a.command, f"{result.exit_code}\0{result.output}")
+        return Observation(status, text, raw, fingerprint, duration_s=result.duration_s)
+
+    def _similar(self, wanted: str) -> str:
+        name = Path(wanted).name
+        close = [f for f in tracked_and_new_files(self.root) if Path(f).name == name][:5]
+        return f"Files with that name: {', '.join(close)}" if close else "Use list_files to see paths."
+
+
+def render_command(result: Any, *, budget: int) -> tuple[str, int]:
+    """What the model sees of a command: its status line, then the output compacted to budget."""
+    output = result.output
+    if result.timed_out:
+        head = f"$ {result.command}\ntimed out after {result.duration_s:.1f}s and was killed"
+    else:
+        head = f"$ {result.command}\nexit code {result.exit_code} ({result.duration_s:.1f}s)"
+    if result.dropped_bytes:
+        head += f"; {result.dropped_bytes} bytes of output dropped from the middle"
+    if estimate_tokens(output) > budget:
+        compact = compact_log(output, budget=budget, exit_code=result.exit_code)
+        body = compact.text
+    else:
+        body = output.rstrip()
+    return (f"{head}\n{body}" if body else head), len(output)
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha1("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def bad_arguments(tool: str, exc: ValidationError) -> str:
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in exc.errors()
+    )
+    return f"bad arguments for {tool}: {problems}. Use: {usage_line(tool)}"
+
+
+def tracked_and_new_files(root: Path) -> list[str]:
+    proc = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    names = {n for n in proc.stdout.decode("utf-8", "replace").split("\0") if n}
+    return sorted(n for n in names if (root / n).exists())

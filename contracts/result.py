@@ -1,0 +1,96 @@
+"""result.json: the one file a person, the bench and the PR bot read to know how a run ended."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RunStatus = Literal["verified", "failed", "stopped"]
+StopReason = Literal[
+    "completed",
+    "revisions_exhausted",
+    "turn_budget",
+    "token_budget",
+    "timeout",
+    "no_progress",
+    "model_error",
+    "needs_input",
+    "stopped_by_model",
+    "interrupted",
+    "final_check_failed",
+]
+Mode = Literal["contract", "react", "plan"]
+InvariantStatus = Literal["passed", "failed", "unverified", "skipped"]
+StepStatus = Literal["pending", "verified", "failed", "rolled_back", "done_unverified"]
+
+STATUS_FOR_REASON: dict[str, RunStatus] = {
+    "completed": "verified",
+    "revisions_exhausted": "failed",
+    "final_check_failed": "failed",
+    "model_error": "failed",
+    "turn_budget": "stopped",
+    "token_budget": "stopped",
+    "timeout": "stopped",
+    "no_progress": "stopped",
+    "needs_input": "stopped",
+    "stopped_by_model": "stopped",
+    "interrupted": "stopped",
+}
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class InvariantOutcome(_Out):
+    kind: str
+    status: InvariantStatus
+    detail: str | None = None
+    """One line on what was checked, e.g. the command or symbol."""
+
+
+class StepOutcome(_Out):
+    stepId: str
+    status: StepStatus
+    attempts: int = 0
+    invariants: list[InvariantOutcome] = Field(default_factory=list)
+    commit: str | None = None
+
+
+class Tokens(_Out):
+    input: int = 0
+    output: int = 0
+
+
+class FinalCheck(_Out):
+    command: str | None
+    passed: bool
+    new_failures: list[str] = Field(default_factory=list)
+    detail: str = ""
+
+
+class RunResult(_Out):
+    run_id: str
+    status: RunStatus
+    stop_reason: StopReason
+    mode: Mode
+    model: str
+    task: str
+    base_commit: str
+    branch: str
+    final_commit: str | None
+    steps: list[StepOutcome] = Field(default_factory=list)
+    plan_versions: int = 0
+    rollbacks: int = 0
+    revisions: int = 0
+    model_turns: int = 0
+    tokens: Tokens = Field(default_factory=Tokens)
+    wall_s: float = 0.0
+    patch: str = ""
+    message: str = ""
+    """One line for the person: why the run stopped, or what it verified."""
+    final_check: FinalCheck | None = None
+    harness_s: float = 0.0
+    """Wall time minus model latency and command time: what the harness itself cost."""
+    applied: bool = False
