@@ -34,21 +34,35 @@ def fail(message: str, code: int = 2) -> NoReturn:
 def run(
     task: Annotated[str, typer.Option(help="What to do, in plain words.")],
     repo: Annotated[Path, typer.Option(help="The git repository to work on.")] = Path("."),
-    model: Annotated[str | None, typer.Option(help="anthropic:ID, openai:ID or script:PATH.")] = None,
+    model: Annotated[
+        str | None, typer.Option(help="anthropic:ID, openai:ID or script:PATH.")
+    ] = None,
     mode: Annotated[str, typer.Option(help="contract | react | plan")] = "contract",
     test_cmd: Annotated[str | None, typer.Option(help="The repository's test command.")] = None,
     max_revisions: Annotated[int | None, typer.Option(min=0)] = None,
     max_turns: Annotated[int | None, typer.Option(min=1)] = None,
     max_tokens: Annotated[int | None, typer.Option(min=1, help="Token budget for the run.")] = None,
     timeout: Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")] = None,
-    cmd_timeout: Annotated[float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")] = None,
+    cmd_timeout: Annotated[
+        float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")
+    ] = None,
     sandbox: Annotated[str | None, typer.Option(help="auto | bwrap | none")] = None,
-    out: Annotated[Path | None, typer.Option(help="Run directory (default <repo>/.coder/runs/<id>).")] = None,
-    apply: Annotated[bool, typer.Option(help="Apply a verified patch to a clean working tree.")] = False,
+    out: Annotated[
+        Path | None, typer.Option(help="Run directory (default <repo>/.coder/runs/<id>).")
+    ] = None,
+    apply: Annotated[
+        bool, typer.Option(help="Apply a verified patch to a clean working tree.")
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print result.json on stdout.")] = False,
-    allow_unverified: Annotated[bool, typer.Option(help="Keep invariants no rule compiles as advisory.")] = False,
-    base_url: Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")] = None,
-    record: Annotated[Path | None, typer.Option(help="Write the model's replies as a replayable script.")] = None,
+    allow_unverified: Annotated[
+        bool, typer.Option(help="Keep invariants no rule compiles as advisory.")
+    ] = False,
+    base_url: Annotated[
+        str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")
+    ] = None,
+    record: Annotated[
+        Path | None, typer.Option(help="Write the model's replies as a replayable script.")
+    ] = None,
 ) -> None:
     """Run the agent on a repository."""
     from coder.loop.runner import RunOptions, UsageError, run_task
@@ -58,10 +72,22 @@ def run(
         fail(f"--sandbox must be auto, bwrap or none, not {sandbox!r}")
     console = Console(stderr=json_out)
     options = RunOptions(
-        repo=repo, task=task, model=model, mode=mode, test_cmd=test_cmd,
-        max_revisions=max_revisions, max_turns=max_turns, timeout_s=timeout,
-        cmd_timeout_s=cmd_timeout, max_tokens=max_tokens, sandbox=sandbox, out_dir=out,
-        apply=apply, allow_unverified=allow_unverified, base_url=base_url, record=record,
+        repo=repo,
+        task=task,
+        model=model,
+        mode=mode,
+        test_cmd=test_cmd,
+        max_revisions=max_revisions,
+        max_turns=max_turns,
+        timeout_s=timeout,
+        cmd_timeout_s=cmd_timeout,
+        max_tokens=max_tokens,
+        sandbox=sandbox,
+        out_dir=out,
+        apply=apply,
+        allow_unverified=allow_unverified,
+        base_url=base_url,
+        record=record,
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,
         listeners=[ProgressPrinter(console)],
         warn=lambda line: err.print(f"[yellow]warning:[/] {line}", highlight=False),
@@ -115,7 +141,9 @@ def check_plan(file: Annotated[Path, typer.Argument(help="A plan JSON file.")]) 
     for index, step_id in enumerate(check.plan.order, 1):
         step = check.plan.steps[step_id]
         kinds = ", ".join(i.kind for i in step.invariants) or "scope only"
-        print(f"{index}. {step_id}: {', '.join(step.contract.intended_modification.files)} [{kinds}]")
+        print(
+            f"{index}. {step_id}: {', '.join(step.contract.intended_modification.files)} [{kinds}]"
+        )
 
 
 @app.command()
@@ -139,11 +167,17 @@ def compact(
 @app.command()
 def bench(
     fixtures_dir: Annotated[Path, typer.Argument(help="Fixtures directory.")] = Path("fixtures"),
-    model: Annotated[str | None, typer.Option(help="Model for every run (default: each fixture's scripts).")] = None,
+    model: Annotated[
+        str | None, typer.Option(help="Model for every run (default: each fixture's scripts).")
+    ] = None,
     modes: Annotated[str, typer.Option(help="Comma-separated modes.")] = "contract,react,plan",
-    only: Annotated[str | None, typer.Option(help="Run only fixtures whose name contains this.")] = None,
+    only: Annotated[
+        str | None, typer.Option(help="Run only fixtures whose name contains this.")
+    ] = None,
     workers: Annotated[int, typer.Option(min=1, help="Parallel runs.")] = 2,
-    json_file: Annotated[Path | None, typer.Option("--json", help="Write runs and summary here.")] = None,
+    json_file: Annotated[
+        Path | None, typer.Option("--json", help="Write runs and summary here.")
+    ] = None,
 ) -> None:
     """Run fixtures × modes and report what was resolved and what shipped broken."""
     from coder.bench.cli import bench_command
@@ -156,7 +190,9 @@ def _mount_ci() -> None:
         from coder.ci.cli import ci_app
     except ImportError:
         return
-    app.add_typer(ci_app, name="ci", help="Pull-request bot: review a change, or fix failing tests.")
+    app.add_typer(
+        ci_app, name="ci", help="Pull-request bot: review a change, or fix failing tests."
+    )
 
 
 def _terminal_ask(console: Console):  # type: ignore[no-untyped-def]

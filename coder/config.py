@@ -98,6 +98,9 @@ def detect_test_cmd(repo: Path) -> str | None:
 def _has_any(repo: Path, patterns: list[str]) -> bool:
     for pattern in patterns:
         for hit in repo.rglob(pattern):
-            if not any(part.startswith(".") or part == "node_modules" for part in hit.parts[len(repo.parts):]):
+            if not any(
+                part.startswith(".") or part == "node_modules"
+                for part in hit.parts[len(repo.parts) :]
+            ):
                 return True
     return False

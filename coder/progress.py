@@ -33,9 +33,13 @@ class ProgressPrinter:
 
     def _line(self, kind: str, e: dict[str, Any]) -> str | None:
         if kind == "run_started":
-            dirty = " (your uncommitted changes are not included)" if e.get("user_tree_dirty") else ""
-            return (f"[bold]coder[/] {e['mode']} run on {e['branch']} from {e['base_commit'][:10]}{dirty}; "
-                    f"model {e['model']}, sandbox {e['sandbox']}, tests `{e.get('test_cmd')}`")
+            dirty = (
+                " (your uncommitted changes are not included)" if e.get("user_tree_dirty") else ""
+            )
+            return (
+                f"[bold]coder[/] {e['mode']} run on {e['branch']} from {e['base_commit'][:10]}{dirty}; "
+                f"model {e['model']}, sandbox {e['sandbox']}, tests `{e.get('test_cmd')}`"
+            )
         if kind == "model_call":
             self.tokens += int(e.get("tokens_in", 0)) + int(e.get("tokens_out", 0))
             self.phase = str(e.get("phase", self.phase))
@@ -50,9 +54,13 @@ class ProgressPrinter:
             return f"step {index}/{len(self.steps)} [bold]{e['step']}[/] (attempt {e['attempt']})"
         if kind == "verification":
             label = e["kind"] if e.get("step") else "final check"
-            return f"  {MARK.get(e['status'], e['status'])} {label} {e.get('detail') or ''}".rstrip()
+            return (
+                f"  {MARK.get(e['status'], e['status'])} {label} {e.get('detail') or ''}".rstrip()
+            )
         if kind == "rollback":
-            complete = "" if e["complete"] else " [yellow](harness restored paths the plan missed)[/]"
+            complete = (
+                "" if e["complete"] else " [yellow](harness restored paths the plan missed)[/]"
+            )
             return f"  [yellow]rolled back[/] {e['step']} to {e['to']}{complete}"
         if kind == "step_verified":
             return f"  [green]verified[/] {e['step']} → {e['commit'][:10]}"

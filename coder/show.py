@@ -21,13 +21,16 @@ def render_run(run_dir: Path, console: Console) -> None:
         color = "green" if result["status"] == "verified" else "red"
         console.print(
             f"[bold]{result['run_id']}[/] [{color}]{result['status']}[/] ({result['stop_reason']}) "
-            f"· mode {result['mode']} · model {result['model']}", highlight=False,
+            f"· mode {result['mode']} · model {result['model']}",
+            highlight=False,
         )
         console.print(f"task: {result['task']}", highlight=False)
         if result.get("message"):
             console.print(f"why: {result['message']}", highlight=False)
     else:
-        console.print("[yellow]no result.json: the run did not finish writing; showing the trace[/]")
+        console.print(
+            "[yellow]no result.json: the run did not finish writing; showing the trace[/]"
+        )
     plans = sorted(run_dir.glob("plan.v*.json"), key=lambda p: int(p.stem.split(".v")[-1]))
     if plans:
         console.print(Columns([_plan_panel(p) for p in plans], equal=True, expand=True))
@@ -37,7 +40,8 @@ def render_run(run_dir: Path, console: Console) -> None:
         console.print(
             f"turns {result['model_turns']} · tokens in {tokens['input']:,} out {tokens['output']:,} · "
             f"rollbacks {result['rollbacks']} · revisions {result['revisions']} · wall {result['wall_s']:.1f}s "
-            f"(harness {result.get('harness_s', 0):.2f}s) · branch {result['branch']}", highlight=False,
+            f"(harness {result.get('harness_s', 0):.2f}s) · branch {result['branch']}",
+            highlight=False,
         )
 
 
@@ -63,14 +67,30 @@ def _steps(console: Console, events: list[dict[str, Any]]) -> None:
             step = e.get("step") or "(final)"
             status = e["status"]
             style = {"passed": "green", "failed": "red"}.get(status, "yellow")
-            table.add_row(step, str(attempt.get(step, "")), e["kind"], f"[{style}]{status}[/]",
-                          _clip(str(e.get("evidence", ""))))
+            table.add_row(
+                step,
+                str(attempt.get(step, "")),
+                e["kind"],
+                f"[{style}]{status}[/]",
+                _clip(str(e.get("evidence", ""))),
+            )
         elif e["type"] == "rollback":
-            note = "complete" if e["complete"] else f"incomplete: harness restored {e.get('restored_by_harness')}"
-            table.add_row(e["step"], str(attempt.get(e["step"], "")), "rollback", f"[yellow]to {e['to']}[/]",
-                          f"{note}; paths: {', '.join(e.get('paths', []))}")
+            note = (
+                "complete"
+                if e["complete"]
+                else f"incomplete: harness restored {e.get('restored_by_harness')}"
+            )
+            table.add_row(
+                e["step"],
+                str(attempt.get(e["step"], "")),
+                "rollback",
+                f"[yellow]to {e['to']}[/]",
+                f"{note}; paths: {', '.join(e.get('paths', []))}",
+            )
         elif e["type"] == "plan_rejected":
-            table.add_row("(plan)", "", "validation", "[red]rejected[/]", _clip("\n".join(e["problems"])))
+            table.add_row(
+                "(plan)", "", "validation", "[red]rejected[/]", _clip("\n".join(e["problems"]))
+            )
     if table.row_count:
         console.print(table)
 

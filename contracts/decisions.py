@@ -28,6 +28,7 @@ class Act:
 class Ask:
     question: str
     call_id: str = ""
+    before: list[Call] = field(default_factory=list)
     kind: Literal["ask"] = "ask"
 
 
@@ -47,6 +48,7 @@ class Final:
 class Stop:
     reason: str
     call_id: str = ""
+    before: list[Call] = field(default_factory=list)
     kind: Literal["stop"] = "stop"
 
 

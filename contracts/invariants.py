@@ -15,7 +15,9 @@ from pydantic.json_schema import SkipJsonSchema
 
 
 class _Invariant(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, frozen=True, use_attribute_docstrings=True
+    )
     source: SkipJsonSchema[str | None] = Field(default=None, exclude=True)
     """The natural-language string this invariant was compiled from, if any."""
 
@@ -74,9 +76,9 @@ class PublicApiUnchanged(_Invariant):
 
 class _TextInvariant(_Invariant):
     pattern: str = Field(min_length=1)
-    """A Python regular expression, searched in each file with re.MULTILINE."""
+    """A Python regular expression, searched line by line (rejected at validation if invalid)."""
     paths: list[str] | None = None
-    """Files or globs to search; every tracked file when unset."""
+    """Files, directories or globs to search; the step's files when unset."""
 
     @field_validator("pattern")
     @classmethod

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-_DRIVE = re.compile(r"^[A-Za-z]:")
+_DRIVE = re.compile(r"^[A-Za-z]:[/\\]")
 _BRACES = re.compile(r"\{[^{}/]*,[^{}/]*\}")
 
 
@@ -124,7 +124,11 @@ def _segment_regex(segment: str) -> str:
 
 def glob_matches(glob: str, path: str) -> bool:
     """Whether `path` (repo-relative, '/'-separated) is one the glob names."""
-    return glob == path or glob_regex(glob).fullmatch(path) is not None
+    if glob == path or not is_glob(glob):
+        return glob == path
+    if glob.endswith("/**") and not is_glob(glob[:-3]):
+        return path.startswith(glob[:-2]) and len(path) > len(glob) - 2  # the common `dir/**`
+    return glob_regex(glob).fullmatch(path) is not None
 
 
 def covered_by(globs: Iterable[str], path: str) -> bool:

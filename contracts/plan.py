@@ -14,7 +14,11 @@ from pydantic.alias_generators import to_camel
 
 class WireModel(BaseModel):
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=True,
+        use_attribute_docstrings=True,
     )
 
     def wire(self) -> dict[str, Any]:

@@ -31,8 +31,17 @@ _EXPECTED = {
     "bool_parsing": "true or false",
 }
 
+_BOUNDS = {
+    "greater_than_equal": (">=", "ge"),
+    "greater_than": (">", "gt"),
+    "less_than_equal": ("<=", "le"),
+    "less_than": ("<", "lt"),
+}
 
-def readable_errors(exc: ValidationError, model: type[BaseModel] | None = None) -> list[tuple[Loc, str]]:
+
+def readable_errors(
+    exc: ValidationError, model: type[BaseModel] | None = None
+) -> list[tuple[Loc, str]]:
     """(location, message) per error, in pydantic's order, without duplicates."""
     seen: set[tuple[Loc, str]] = set()
     out: list[tuple[Loc, str]] = []
@@ -65,6 +74,9 @@ def _message(error: Any, loc: Loc, model: type[BaseModel] | None) -> str:
         return f"expected {_EXPECTED[kind]}, got {_shown(value)}"
     if kind == "too_short":
         return "must not be empty" if ctx.get("min_length") == 1 else error["msg"].lower()
+    if kind in _BOUNDS:
+        symbol, key = _BOUNDS[kind]
+        return f"must be {symbol} {ctx.get(key)}, got {_shown(value)}"
     if kind == "string_too_short":
         return "must not be empty"
     if kind in ("value_error", "assertion_error"):

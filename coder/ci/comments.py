@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-import httpx
-
 from coder.ci.context import PullRequestContext
 from coder.ci.github import GitHubClient, GitHubError, GitHubFailure, redact
 
@@ -23,7 +21,7 @@ MAX_BODY_CHARS = 65_000
 
 @dataclass(frozen=True)
 class PostOutcome:
-    action: Literal["created", "updated", "failed"]
+    action: Literal["created", "updated", "skipped", "failed"]
     comment_id: int | None = None
     url: str = ""
     failure: GitHubFailure | None = None
@@ -33,6 +31,8 @@ class PostOutcome:
         """What the CLI prints about the post."""
         if self.failure is not None:
             return self.failure.message
+        if self.action == "skipped":
+            return "no earlier comment to update; none created"
         return f"{self.action} comment {self.comment_id} {self.url}".rstrip()
 
 
@@ -41,26 +41,32 @@ def upsert_comment(
     body: str,
     *,
     marker: str,
-    transport: httpx.BaseTransport | None = None,
+    create: bool = True,
 ) -> PostOutcome:
-    """Update the comment carrying `marker`, or create one; never raises for GitHub's answers."""
+    """Update the comment carrying `marker`, or create one (unless `create` is False, for news
+    worth correcting an old comment with but not worth a new one); never raises for GitHub's
+    answers."""
     text = with_marker(body, marker)
     try:
-        with GitHubClient(ctx.api_url, ctx.token, transport=transport) as client:
-            existing = next(
-                (c for c in client.list_issue_comments(ctx.repository, ctx.number)
-                 if marker in (c.body or "")),
-                None,
-            )
+        with GitHubClient(ctx.api_url, ctx.token) as client:
+            comments = client.list_issue_comments(ctx.repository, ctx.number)
+            existing = next((c for c in comments if _carries(c.body, marker)), None)
             if existing is not None:
                 updated = client.update_issue_comment(ctx.repository, existing.id, text)
                 return PostOutcome("updated", updated.id, updated.html_url)
+            if not create:
+                return PostOutcome("skipped")
             created = client.create_issue_comment(ctx.repository, ctx.number, text)
             return PostOutcome("created", created.id, created.html_url)
     except GitHubError as exc:
         failure = exc.failure
         clean = redact(failure.message, ctx.token)
         return PostOutcome("failed", failure=GitHubFailure(failure.kind, clean, failure.status))
+
+
+def _carries(body: str | None, marker: str) -> bool:
+    """Only a body that starts with the marker is ours: a person quoting it is not."""
+    return (body or "").lstrip().startswith(marker)
 
 
 def with_marker(body: str, marker: str) -> str:

@@ -192,7 +192,9 @@ def describe_failure(
         return GitHubFailure("not_found", message, status)
     detail = _server_message(response)
     tail = f": {detail}" if detail else ""
-    message = redact(f"GitHub said {status} {response.reason_phrase} to {method} {what}{tail}", token)
+    message = redact(
+        f"GitHub said {status} {response.reason_phrase} to {method} {what}{tail}", token
+    )
     return GitHubFailure("http", message.replace("\n", " ")[:300], status)
 
 
@@ -236,9 +238,7 @@ def _parse_one(response: httpx.Response, model: type[M], *, redact_with: str) ->
         raise GitHubError(_bad_response(response, redact_with)) from None
 
 
-def _parse_list(
-    response: httpx.Response, model: type[M], *, redact_with: str
-) -> list[M]:
+def _parse_list(response: httpx.Response, model: type[M], *, redact_with: str) -> list[M]:
     try:
         data = response.json()
         if not isinstance(data, list):

@@ -85,9 +85,7 @@ def unified_diff(repo: Path, base: str, head: str) -> str:
 
 def file_at(repo: Path, commit: str, path: str) -> str | None:
     """The file's text at the commit, or None when it is absent there."""
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True
-    )
+    proc = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True)
     if proc.returncode != 0:
         return None
     return proc.stdout.decode("utf-8", errors="replace")

@@ -15,6 +15,8 @@ CHANGE_WORDS = {
     "removed": "removed",
     "signature_changed": "signature changed",
     "body_changed": "body changed",
+    "made_private": "no longer public",
+    "made_public": "now public",
 }
 
 
@@ -37,6 +39,8 @@ def render_markdown(report: ReviewReport) -> str:
         parts += [_file_block(f) for f in report.files]
     else:
         parts.append("No files changed.")
+    if report.diff.strip():
+        parts += ["", _folded("the diff, compacted", fenced(report.diff))]
     parts += ["", "### Tests", "", *_tests_section(report)]
     return "\n".join(parts).rstrip() + "\n"
 
@@ -81,7 +85,7 @@ def _breaking_item(b: BreakingChange) -> str:
     if b.more_call_sites:
         sites.append(f"… and {b.more_call_sites} more")
     label = f"{total} call site{'s' if total != 1 else ''}"
-    return f"{line}\n  <details><summary>{label}</summary>\n\n{_fenced(chr(10).join(sites))}\n  </details>"
+    return f"{line}\n  <details><summary>{label}</summary>\n\n{fenced(chr(10).join(sites))}\n  </details>"
 
 
 def _file_block(f: FileChange) -> str:
@@ -144,11 +148,15 @@ def _run_block(run: SuiteRun, side: str) -> list[str]:
     failing = f"{len(run.failing)} failing" if run.failing else "output"
     return [
         head,
-        f"<details><summary>{side}: {failing}, compacted</summary>\n\n{_fenced(run.log)}\n\n</details>",
+        f"<details><summary>{side}: {failing}, compacted</summary>\n\n{fenced(run.log)}\n\n</details>",
     ]
 
 
-def _fenced(text: str) -> str:
+def _folded(summary: str, body: str) -> str:
+    return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
+
+
+def fenced(text: str) -> str:
     """A code fence longer than any backtick run inside, so the log cannot close it."""
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)

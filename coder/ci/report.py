@@ -10,7 +10,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SymbolChangeKind = Literal["added", "removed", "signature_changed", "body_changed"]
+SymbolChangeKind = Literal[
+    "added", "removed", "signature_changed", "body_changed", "made_private", "made_public"
+]
 FileStatus = Literal["added", "deleted", "modified", "renamed"]
 FailOn = Literal["breaking", "tests"]
 
@@ -31,6 +33,7 @@ class SymbolChange(_Out):
     """function, class, method, … as the parser names it."""
     change: SymbolChangeKind
     public: bool
+    """Public before (for a removal or signature change) or after (for the others)."""
     old_signature: str | None = None
     new_signature: str | None = None
     line: int | None = None
@@ -107,6 +110,8 @@ class ReviewReport(_Out):
     stats: DiffStats
     files: list[FileChange] = Field(default_factory=list)
     breaking: list[BreakingChange] = Field(default_factory=list)
+    diff: str = ""
+    """The patch from the merge base, compacted to a token budget."""
     tests: SuiteReport = Field(default_factory=SuiteReport)
     warnings: list[str] = Field(default_factory=list)
 
@@ -134,4 +139,3 @@ class ReviewReport(_Out):
             else:
                 lines.append("tests fail at head")
         return lines
-

@@ -7,6 +7,7 @@ runner prints them) let a base run tell new failures from old ones.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -15,11 +16,7 @@ from coder.ci.report import SuiteRun
 from coder.config import ConfigError, detect_test_cmd, load_repo_config
 from sandbox.confine import Sandbox
 from summarizers.logs import compact_log
-
-try:
-    from summarizers.outcomes import parse_outcomes
-except ImportError:  # pragma: no cover - the outcomes parser is optional
-    parse_outcomes = None
+from summarizers.outcomes import parse_outcomes
 
 SUITE_ENV = {"PYTEST_ADDOPTS": "-rA -p no:cacheprovider", "PYTHONDONTWRITEBYTECODE": "1"}
 """pytest lists every test with its outcome and leaves no cache files in the tree."""
@@ -86,8 +83,9 @@ def run_suite(
 ) -> SuiteOutcome:
     result = sandbox.run(command, cwd=tree, timeout_s=timeout_s, env=SUITE_ENV)
     passed = result.exit_code == 0 and not result.timed_out
-    outcomes = parse_outcomes(result.output) if parse_outcomes is not None else {}
-    compact = compact_log(result.output, budget=budget, exit_code=result.exit_code)
+    output = _relative_paths(result.output, tree)
+    outcomes = parse_outcomes(output)
+    compact = compact_log(output, budget=budget, exit_code=result.exit_code)
     named = sorted(t for t, o in outcomes.items() if o in FAILING)
     run = SuiteRun(
         ref=ref,
@@ -103,6 +101,13 @@ def run_suite(
         raw_tokens=compact.raw_tokens,
     )
     return SuiteOutcome(run, outcomes)
+
+
+def _relative_paths(output: str, tree: Path) -> str:
+    """The log with the throwaway worktree's path cut, so paths read as in the repository."""
+    for root in {str(tree), os.path.realpath(tree)}:
+        output = output.replace(f"file://{root}/", "").replace(f"{root}/", "")
+    return output
 
 
 def compare_runs(head: SuiteOutcome, base: SuiteOutcome) -> tuple[list[str], list[str]]:

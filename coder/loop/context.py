@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from coder.models.base import Message, TextPart, ToolCallPart, ToolResultPart, ToolSpec
 from summarizers.tokens import estimate_tokens
+
+from coder.models.base import Message, TextPart, ToolCallPart, ToolResultPart, ToolSpec
 
 
 @dataclass
@@ -49,10 +50,12 @@ class Conversation:
             stale = index < len(live) - keep_recent
             messages.append(turn.assistant)
             if turn.results:
-                parts = tuple(
+                parts: tuple[ToolResultPart | TextPart, ...] = tuple(
                     ToolResultPart(r.part.call_id, r.masked, r.part.is_error) if stale else r.part
                     for r in turn.results
                 )
+                if turn.note:
+                    parts += (TextPart(turn.note),)
                 messages.append(Message("user", parts))
             else:
                 messages.append(Message.user(turn.note))
@@ -61,7 +64,9 @@ class Conversation:
 
 def measure(system: str, messages: list[Message], tools: list[ToolSpec]) -> int:
     size = estimate_tokens(system)
-    size += sum(estimate_tokens(json.dumps(t.input_schema)) + estimate_tokens(t.description) for t in tools)
+    size += sum(
+        estimate_tokens(json.dumps(t.input_schema)) + estimate_tokens(t.description) for t in tools
+    )
     for message in messages:
         for part in message.parts:
             if isinstance(part, TextPart):
@@ -77,7 +82,7 @@ def fit(
     conversation: Conversation, system: str, tools: list[ToolSpec], limit: int, keep_recent: int
 ) -> tuple[list[Message], int]:
     """The richest rendering that fits `limit` tokens: fewer whole turns, then fewer turns."""
-    for keep in range(keep_recent, -1, -1):
+    for keep in range(min(keep_recent, len(conversation.turns)), -1, -1):
         messages = conversation.render(keep)
         size = measure(system, messages, tools)
         if size <= limit:
@@ -92,5 +97,7 @@ def fit(
 
 def mask_line(tool: str, args: dict, status: str, text: str) -> str:
     first = text.strip().splitlines()[0][:120] if text.strip() else ""
-    target = args.get("path") or args.get("command") or args.get("pattern") or args.get("glob") or ""
+    target = (
+        args.get("path") or args.get("command") or args.get("pattern") or args.get("glob") or ""
+    )
     return f"[stale {tool} {str(target)[:80]} → {status}: {first} … ({len(text)} chars masked; call again to see it)]"

@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from contracts.result import FinalCheck
 from sandbox.confine import Sandbox
 from summarizers.logs import compact_log
 from summarizers.outcomes import parse_outcomes
+
+from contracts.result import FinalCheck
 
 OUTCOME_ENV = {"PYTEST_ADDOPTS": "-rA -p no:cacheprovider"}
 """Makes pytest list every test id with its outcome, whatever test command the repo uses."""
@@ -39,19 +40,35 @@ def final_check(sandbox: Sandbox, root: Path, base: Baseline, timeout_s: float) 
         return FinalCheck(command=None, passed=True, detail="no test command; nothing to check")
     result = sandbox.run(base.command, cwd=root, timeout_s=timeout_s, env=OUTCOME_ENV)
     if result.timed_out:
-        return FinalCheck(command=base.command, passed=False,
-                          detail=f"the test command timed out after {result.duration_s:.0f}s")
+        return FinalCheck(
+            command=base.command,
+            passed=False,
+            detail=f"the test command timed out after {result.duration_s:.0f}s",
+        )
     if result.exit_code == 0:
         return FinalCheck(command=base.command, passed=True, detail="the test command exited 0")
     now = parse_outcomes(result.output)
     passed_before = {t for t, o in base.outcomes.items() if o == "passed"}
-    new_failures = sorted(t for t in passed_before if now.get(t, "missing") in ("failed", "error", "missing"))
+    new_failures = sorted(
+        t for t in passed_before if now.get(t, "missing") in ("failed", "error", "missing")
+    )
     summary = compact_log(result.output, budget=800, exit_code=result.exit_code).text
     if base.exit_code in (0, None) or not now:
-        return FinalCheck(command=base.command, passed=False, new_failures=new_failures,
-                          detail=f"exit {result.exit_code} (it passed at the base)\n{summary}")
+        return FinalCheck(
+            command=base.command,
+            passed=False,
+            new_failures=new_failures,
+            detail=f"exit {result.exit_code} (it passed at the base)\n{summary}",
+        )
     if new_failures:
-        return FinalCheck(command=base.command, passed=False, new_failures=new_failures,
-                          detail=f"{len(new_failures)} test(s) that passed at the base now fail\n{summary}")
-    return FinalCheck(command=base.command, passed=True,
-                      detail=f"exit {result.exit_code}, but every failing test already failed at the base")
+        return FinalCheck(
+            command=base.command,
+            passed=False,
+            new_failures=new_failures,
+            detail=f"{len(new_failures)} test(s) that passed at the base now fail\n{summary}",
+        )
+    return FinalCheck(
+        command=base.command,
+        passed=True,
+        detail=f"exit {result.exit_code}, but every failing test already failed at the base",
+    )

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sandbox.checkpoint import resolve_rollback_ref
+from sandbox.policy import PathPolicy
+from summarizers.tokens import estimate_tokens
+
 from coder.loop import prompts
 from coder.loop.planning import plan_phase, revise_phase
 from coder.loop.runtime import Runtime
@@ -14,9 +18,6 @@ from coder.loop.verifier import Check, VerifyEnv, verify_step
 from coder.tools.specs import EXECUTE_TOOLS, REACT_TOOLS
 from contracts.graph import ready_steps
 from contracts.validation import CompiledStep
-from sandbox.checkpoint import resolve_rollback_ref
-from sandbox.policy import PathPolicy
-from summarizers.tokens import estimate_tokens
 
 FAILURE_BUDGET = 1500
 
@@ -33,8 +34,15 @@ def run_contract(rt: Runtime) -> None:
         checks = verify_step(step, _verify_env(rt, checkpoint.sha))
         for check in checks:
             rt.state.command_s += check.command_s
-            rt.trace.emit("verification", step=step_id, kind=check.kind, status=check.status,
-                          detail=check.detail, evidence=check.evidence)
+            rt.trace.emit(
+                "verification",
+                step=step_id,
+                kind=check.kind,
+                status=check.status,
+                detail=check.detail,
+                evidence=check.evidence,
+                duration_s=round(check.command_s, 3),
+            )
         if all(c.status != "failed" for c in checks):
             _commit(rt, step_id, checks)
             continue
@@ -43,8 +51,10 @@ def run_contract(rt: Runtime) -> None:
         failures[step_id] = _failure_account(step_id, checks)
         rt.state.last_failure = failures[step_id]
         if rt.state.revisions >= rt.limits.max_revisions:
-            raise RunStop("revisions_exhausted",
-                          f"step {step_id} failed after {rt.state.revisions} revision(s)")
+            raise RunStop(
+                "revisions_exhausted",
+                f"step {step_id} failed after {rt.state.revisions} revision(s)",
+            )
         plan = revise_phase(rt, failures[step_id])
 
 
@@ -76,7 +86,9 @@ MODES: dict[str, Callable[[Runtime], None]] = {
 
 def _next_step(rt: Runtime) -> str | None:
     assert rt.state.plan is not None
-    ready = [s for s in ready_steps(rt.state.plan, set(rt.state.verified)) if s not in rt.state.verified]
+    ready = [
+        s for s in ready_steps(rt.state.plan, set(rt.state.verified)) if s not in rt.state.verified
+    ]
     return ready[0] if ready else None
 
 
@@ -84,18 +96,28 @@ def _execute(rt: Runtime, step: CompiledStep, failure: str) -> None:
     step_id = step.contract.step_id
     outcome = rt.state.outcome(step_id)
     outcome.attempts += 1
-    rt.trace.emit("step_started", step=step_id, attempt=outcome.attempts,
-                  files=step.contract.intended_modification.files)
+    rt.trace.emit(
+        "step_started",
+        step=step_id,
+        attempt=outcome.attempts,
+        files=step.contract.intended_modification.files,
+    )
     rt.toolbox.policy = PathPolicy(rt.root, step.contract.intended_modification.files, rt.protected)
     briefing = prompts.step_briefing(rt.task, step, rt.state.verified, rt.budget_left(), failure)
-    rt.session.run_phase(Phase(f"execute:{step_id}", EXECUTE_TOOLS, briefing, lambda tool, args: None))
+    rt.session.run_phase(
+        Phase(f"execute:{step_id}", EXECUTE_TOOLS, briefing, lambda tool, args: None)
+    )
 
 
 def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
     return VerifyEnv(
-        root=rt.root, sandbox=rt.sandbox, checkpoints=rt.checkpoints, checkpoint_sha=checkpoint_sha,
-        test_cmd=rt.test_cmd, cmd_timeout_s=rt.limits.cmd_timeout_s, protected=rt.protected,
-        env=rt.env,
+        root=rt.root,
+        sandbox=rt.sandbox,
+        checkpoints=rt.checkpoints,
+        checkpoint_sha=checkpoint_sha,
+        test_cmd=rt.test_cmd,
+        cmd_timeout_s=rt.limits.cmd_timeout_s,
+        protected=rt.protected,
     )
 
 
@@ -115,14 +137,24 @@ def _rollback(rt: Runtime, step: CompiledStep, checkpoint_sha: str) -> None:
     target = resolve_rollback_ref(plan.git_checkout, checkpoint_sha, rt.state.step_commits, rt.root)
     report = rt.checkpoints.rollback(checkpoint_sha, target, plan.discard_paths)
     rt.state.rollbacks += 1
-    undone = [s for s, sha in rt.state.step_commits.items()
-              if s in rt.state.verified and not rt.checkpoints.contains(target, sha)]
+    undone = [
+        s
+        for s, sha in rt.state.step_commits.items()
+        if s in rt.state.verified and not rt.checkpoints.contains(target, sha)
+    ]
     for step_id in undone:
         rt.state.verified.remove(step_id)
         rt.state.outcome(step_id).status = "rolled_back"
-    rt.trace.emit("rollback", step=step.contract.step_id, to=plan.git_checkout, sha=target,
-                  paths=report.paths, complete=report.complete,
-                  restored_by_harness=report.restored_by_harness, unverified_steps=undone)
+    rt.trace.emit(
+        "rollback",
+        step=step.contract.step_id,
+        to=plan.git_checkout,
+        sha=target,
+        paths=report.paths,
+        complete=report.complete,
+        restored_by_harness=report.restored_by_harness,
+        unverified_steps=undone,
+    )
 
 
 def _failure_account(step_id: str, checks: list[Check]) -> str:

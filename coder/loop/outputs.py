@@ -12,7 +12,13 @@ if TYPE_CHECKING:
 
 
 def write_outputs(
-    rt: Runtime, *, options: Any, model_spec: str, workspace: Any, reason: str, message: str,
+    rt: Runtime,
+    *,
+    options: Any,
+    model_spec: str,
+    workspace: Any,
+    reason: str,
+    message: str,
     final: FinalCheck | None,
 ) -> RunResult:
     state = rt.state
@@ -20,8 +26,7 @@ def write_outputs(
     patch = _git(rt, "diff", "--binary", workspace.base_commit, "HEAD")
     (rt.run_dir / "final.patch").write_text(patch, encoding="utf-8")
     wall = state.elapsed()
-    steps = [state.steps[s] for s in (state.plan.order if state.plan else [])
-             if s in state.steps]
+    steps = [state.steps[s] for s in (state.plan.order if state.plan else []) if s in state.steps]
     steps += [o for s, o in state.steps.items() if o not in steps]
     result = RunResult(
         run_id=rt.trace.run_id,
@@ -45,7 +50,9 @@ def write_outputs(
         message=message,
         final_check=final,
     )
-    (rt.run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    (rt.run_dir / "result.json").write_text(
+        result.model_dump_json(indent=2) + "\n", encoding="utf-8"
+    )
     return result
 
 

@@ -30,8 +30,11 @@ def revise_phase(rt: Runtime, failure: str) -> ValidPlan:
     for step_id in dropped:
         rt.state.outcome(step_id).status = "pending"
     rt.trace.emit(
-        "plan_revised", version=rt.state.plan_versions, revision=rt.state.revisions,
-        kept_verified=kept, reopened=dropped,
+        "plan_revised",
+        version=rt.state.plan_versions,
+        revision=rt.state.revisions,
+        kept_verified=kept,
+        reopened=dropped,
     )
     return plan
 
@@ -58,7 +61,10 @@ def _submit(rt: Runtime, name: str, briefing: str) -> ValidPlan:
     rt.state.plan_versions += 1
     path = rt.save_plan(rt.state.plan_versions, plan.plan.wire())
     rt.trace.emit(
-        "plan_submitted", version=rt.state.plan_versions, steps=plan.order, file=path.name,
+        "plan_submitted",
+        version=rt.state.plan_versions,
+        steps=plan.order,
+        file=path.name,
         goal=plan.plan.goal,
     )
     rt.session.progress()

@@ -44,7 +44,9 @@ def plan_briefing(task: str, repo_map: str, test_cmd: str | None) -> str:
     )
 
 
-def revision_briefing(task: str, plan: ValidPlan, verified: list[str], failure: str, left: str) -> str:
+def revision_briefing(
+    task: str, plan: ValidPlan, verified: list[str], failure: str, left: str
+) -> str:
     return (
         f"Task: {task}\n\nPhase: REVISE. A step failed verification and was rolled back.\n\n"
         f"Failure:\n{failure}\n\nCurrent plan:\n{plan_json(plan)}\n\n"
@@ -58,7 +60,9 @@ def revision_briefing(task: str, plan: ValidPlan, verified: list[str], failure: 
 
 def step_briefing(task: str, step: CompiledStep, done: list[str], left: str, failure: str) -> str:
     contract = step.contract
-    checks = "\n".join(f"  - {describe(inv)}" for inv in step.invariants) or "  - (none besides scope)"
+    checks = (
+        "\n".join(f"  - {describe(inv)}" for inv in step.invariants) or "  - (none besides scope)"
+    )
     last = f"\nLast failure of this step:\n{failure}\n" if failure else ""
     return (
         f"Task: {task}\n\nPhase: EXECUTE step `{contract.step_id}`"

@@ -14,12 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox.checkpoint import Checkpoints
+from sandbox.confine import SandboxUnavailable, make_sandbox
+from sandbox.policy import PathPolicy
+from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
+from summarizers.repomap import build_repo_map
+
 from coder.config import DEFAULT_PROTECTED, ConfigError, detect_test_cmd, load_repo_config
 from coder.loop.final_check import final_check, run_baseline
 from coder.loop.modes import MODES
 from coder.loop.outputs import write_outputs
 from coder.loop.prompts import SYSTEM_RULES
-from coder.loop.runtime import Runtime
+from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
 from coder.loop.state import Limits, RunState, RunStop
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
@@ -28,11 +34,6 @@ from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, make_model
 from coder.tools.toolbox import ToolBox
 from contracts.result import RunResult
-from sandbox.checkpoint import Checkpoints
-from sandbox.confine import SandboxUnavailable, make_sandbox
-from sandbox.policy import PathPolicy
-from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
-from summarizers.repomap import build_repo_map
 
 
 class UsageError(Exception):
@@ -61,6 +62,10 @@ class RunOptions:
     listeners: list[Listener] = field(default_factory=list)
     warn: Callable[[str], None] | None = None
     run_id: str | None = None
+    context_tokens: int | None = None
+    keep_recent_turns: int | None = None
+    command_env: dict[str, str] = field(default_factory=dict)
+    """Extra environment for every confined command (secrets are still stripped)."""
 
 
 @dataclass(frozen=True)
@@ -89,36 +94,62 @@ def run_task(options: RunOptions) -> RunOutcome:
         raise UsageError(str(exc)) from None
     try:
         sandbox = make_sandbox(
-            options.sandbox or (config and config.sandbox) or "auto", workspace.path, warn=options.warn
+            options.sandbox or (config and config.sandbox) or "auto",
+            workspace.path,
+            warn=options.warn,
         )
     except SandboxUnavailable as exc:
         workspace.close()
         workspace.delete_branch()
         raise UsageError(str(exc)) from None
+    sandbox = EnvSandbox(sandbox, {**COMMAND_ENV, **options.command_env})
     with workspace:
         run_dir = (options.out_dir or repo / ".coder" / "runs" / run_id).resolve()
         run_dir.mkdir(parents=True, exist_ok=True)
         trace = TraceWriter(run_dir / "trace.jsonl", run_id)
         for listener in options.listeners:
             trace.subscribe(listener)
-        test_cmd = options.test_cmd or (config and config.test_cmd) or detect_test_cmd(workspace.path)
-        protected = (config.protected if config and config.protected is not None else DEFAULT_PROTECTED)
+        test_cmd = (
+            options.test_cmd or (config and config.test_cmd) or detect_test_cmd(workspace.path)
+        )
+        protected = (
+            config.protected if config and config.protected is not None else DEFAULT_PROTECTED
+        )
         state = RunState()
         checkpoints = Checkpoints(workspace.path)
-        toolbox = ToolBox(workspace.path, sandbox, PathPolicy(workspace.path, [], protected),
-                          limits.cmd_timeout_s)
+        toolbox = ToolBox(
+            workspace.path, sandbox, PathPolicy(workspace.path, [], protected), limits.cmd_timeout_s
+        )
         session = Session(model, toolbox, trace, state, limits, SYSTEM_RULES, options.ask)
         trace.emit(
-            "run_started", task=options.task, mode=options.mode, model=model_spec,
-            repo=str(repo), base_commit=workspace.base_commit, branch=workspace.branch,
-            sandbox=sandbox.name, test_cmd=test_cmd, user_tree_dirty=workspace.user_tree_dirty,
+            "run_started",
+            task=options.task,
+            mode=options.mode,
+            model=model_spec,
+            repo=str(repo),
+            base_commit=workspace.base_commit,
+            branch=workspace.branch,
+            sandbox=sandbox.name,
+            test_cmd=test_cmd,
+            user_tree_dirty=workspace.user_tree_dirty,
             limits=limits.__dict__,
         )
         rt = Runtime(
-            task=options.task, mode=options.mode, root=workspace.path, run_dir=run_dir,
-            session=session, toolbox=toolbox, sandbox=sandbox, checkpoints=checkpoints,
-            trace=trace, state=state, limits=limits, test_cmd=test_cmd, protected=protected,
-            repo_map="", allow_unverified=options.allow_unverified,
+            task=options.task,
+            mode=options.mode,
+            root=workspace.path,
+            run_dir=run_dir,
+            session=session,
+            toolbox=toolbox,
+            sandbox=sandbox,
+            checkpoints=checkpoints,
+            trace=trace,
+            state=state,
+            limits=limits,
+            test_cmd=test_cmd,
+            protected=protected,
+            repo_map="",
+            allow_unverified=options.allow_unverified,
         )
         reason, message, final = "interrupted", "interrupted", None
         try:
@@ -130,8 +161,14 @@ def run_task(options: RunOptions) -> RunOutcome:
             started = time.monotonic()
             final = final_check(sandbox, workspace.path, baseline, limits.cmd_timeout_s)
             state.command_s += time.monotonic() - started
-            trace.emit("verification", step=None, kind="final_check", status="passed" if final.passed else "failed",
-                       evidence=final.detail, new_failures=final.new_failures)
+            trace.emit(
+                "verification",
+                step=None,
+                kind="final_check",
+                status="passed" if final.passed else "failed",
+                evidence=final.detail,
+                new_failures=final.new_failures,
+            )
             if final.passed:
                 reason, message = "completed", _completed_message(state)
             else:
@@ -142,11 +179,21 @@ def run_task(options: RunOptions) -> RunOutcome:
             reason, message = "interrupted", "interrupted by the user"
         finally:
             result = write_outputs(
-                rt, options=options, model_spec=model_spec, workspace=workspace,
-                reason=reason, message=message, final=final,
+                rt,
+                options=options,
+                model_spec=model_spec,
+                workspace=workspace,
+                reason=reason,
+                message=message,
+                final=final,
             )
-            trace.emit("run_finished", status=result.status, stop_reason=result.stop_reason,
-                       message=result.message, wall_s=result.wall_s)
+            trace.emit(
+                "run_finished",
+                status=result.status,
+                stop_reason=result.stop_reason,
+                message=result.message,
+                wall_s=result.wall_s,
+            )
             trace.close()
     if options.apply:
         result = _apply(repo, result, run_dir)
@@ -181,6 +228,8 @@ def _limits(options: RunOptions, config: Any) -> Limits:
         timeout_s=options.timeout_s or base.timeout_s,
         cmd_timeout_s=pick(options.cmd_timeout_s, "cmd_timeout", base.cmd_timeout_s),
         max_tokens=options.max_tokens or base.max_tokens,
+        context_tokens=options.context_tokens or base.context_tokens,
+        keep_recent_turns=options.keep_recent_turns or base.keep_recent_turns,
     )
 
 
@@ -196,18 +245,23 @@ def _apply(repo: Path, result: RunResult, run_dir: Path) -> RunResult:
     if result.status != "verified" or not result.patch.strip():
         result.message += "; not applied (the run did not verify a change)"
         return result
-    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True)
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True
+    )
     if dirty.stdout.strip():
         result.message += f"; not applied: your working tree has uncommitted changes (branch {result.branch} holds the change)"
         return result
     patch = run_dir / "final.patch"
-    check = subprocess.run(["git", "apply", "--check", str(patch)], cwd=repo, capture_output=True, text=True)
+    check = subprocess.run(
+        ["git", "apply", "--check", str(patch)], cwd=repo, capture_output=True, text=True
+    )
     if check.returncode != 0:
-        result.message += f"; not applied: the patch does not apply cleanly ({check.stderr.strip()[:200]})"
+        result.message += (
+            f"; not applied: the patch does not apply cleanly ({check.stderr.strip()[:200]})"
+        )
         return result
     subprocess.run(["git", "apply", str(patch)], cwd=repo, check=True, capture_output=True)
     result.applied = True
     result.message += "; applied to your working tree"
     (run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return result
-

@@ -3,17 +3,35 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+
+from sandbox.checkpoint import Checkpoints
+from sandbox.confine import CommandResult, Sandbox
 
 from coder.loop.state import Limits, RunState
 from coder.loop.trace import TraceWriter
 from coder.loop.turns import Session
 from coder.tools.toolbox import ToolBox
-from sandbox.checkpoint import Checkpoints
-from sandbox.confine import Sandbox
 
-VERIFY_ENV = {"PYTEST_ADDOPTS": "-p no:cacheprovider", "PYTHONDONTWRITEBYTECODE": "1"}
+COMMAND_ENV = {"PYTEST_ADDOPTS": "-p no:cacheprovider"}
+"""pytest's cache directory would show up as a change outside every step's files."""
+
+
+class EnvSandbox:
+    """A sandbox whose every command also gets `env` (a call's own env wins on conflicts)."""
+
+    def __init__(self, inner: Sandbox, env: Mapping[str, str]) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.env = dict(env)
+
+    def run(
+        self, command: str, *, cwd: Path, timeout_s: float, env: Mapping[str, str] | None = None
+    ) -> CommandResult:
+        merged = {**self.env, **(env or {})}
+        return self.inner.run(command, cwd=cwd, timeout_s=timeout_s, env=merged)
 
 
 @dataclass
@@ -33,7 +51,6 @@ class Runtime:
     protected: list[str]
     repo_map: str
     allow_unverified: bool = False
-    env: dict[str, str] = field(default_factory=lambda: dict(VERIFY_ENV))
 
     def budget_left(self) -> str:
         s, lim = self.state, self.limits

@@ -31,6 +31,8 @@ class Limits:
     no_progress_turns: int = 8
     context_tokens: int = 24_000
     """The most any one model call's context may hold; stale outputs are masked to fit."""
+    keep_recent_turns: int = 3
+    """Turns whose tool outputs stay whole; older ones are masked to one line."""
 
 
 @dataclass

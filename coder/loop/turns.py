@@ -16,7 +16,15 @@ from coder.loop.context import Conversation, ResultEntry, Turn, fit, mask_line
 from coder.loop.decode import decode
 from coder.loop.state import Limits, RunState, RunStop
 from coder.loop.trace import TraceWriter
-from coder.models.base import Message, Model, ModelError, ModelReply, TextPart, ToolCallPart, ToolResultPart
+from coder.models.base import (
+    Message,
+    Model,
+    ModelError,
+    ModelReply,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
 from coder.tools.specs import TOOL_ARGS, tool_specs, usage_line
 from coder.tools.toolbox import Observation, ToolBox
 from contracts.decisions import Act, Ask, Call, Final, ParseError, Stop
@@ -64,19 +72,33 @@ class Session:
         while True:
             reply = self._call_model(conversation, phase)
             decision = decode(reply, phase.tools)
-            self.trace.emit("decision", phase=phase.name, decision=decision.kind, text=reply.text[:2000])
+            self.trace.emit(
+                "decision", phase=phase.name, decision=decision.kind, text=reply.text[:2000]
+            )
             if isinstance(decision, ParseError):
                 parse_errors += 1
                 self._idle(progress=False)
                 if parse_errors >= self.limits.max_parse_errors:
-                    raise RunStop("model_error", f"{parse_errors} replies in a row had no usable tool call")
-                self.trace.emit("observation", tool=None, status="error", text=decision.message,
-                                raw_chars=len(reply.text), summarized_chars=len(decision.message))
-                conversation.add(Turn(Message("assistant", (TextPart(reply.text or "(empty)"),)),
-                                      note=decision.message))
+                    raise RunStop(
+                        "model_error", f"{parse_errors} replies in a row had no usable tool call"
+                    )
+                self.trace.emit(
+                    "observation",
+                    tool=None,
+                    status="error",
+                    text=decision.message,
+                    raw_chars=len(reply.text),
+                    summarized_chars=len(decision.message),
+                )
+                conversation.add(
+                    Turn(
+                        Message("assistant", (TextPart(reply.text or "(empty)"),)),
+                        note=decision.message,
+                    )
+                )
                 continue
             parse_errors = 0
-            turn = Turn(_assistant_message(reply))
+            turn = Turn(_assistant_message(reply), note=_unread_calls(reply))
             conversation.add(turn)
             calls = decision.calls if isinstance(decision, Act) else decision.before
             progress = any([self._act(call, turn, phase) for call in calls])
@@ -87,7 +109,9 @@ class Session:
                     raise RunStop("stopped_by_model", reason or "the model stopped the run")
                 case Ask(question=question, call_id=call_id):
                     answer = self._ask(question)
-                    self._answer(turn, call_id, "ask_user", {"question": question}, Observation("ok", answer))
+                    self._answer(
+                        turn, call_id, "ask_user", {"question": question}, Observation("ok", answer)
+                    )
                     self._idle(True)
                 case Final(tool=tool, args=args, call_id=call_id):
                     self.trace.emit("action", tool=tool, args=_clip(args), call_id=call_id)
@@ -109,7 +133,7 @@ class Session:
         if state.input_tokens + state.output_tokens >= limits.max_tokens:
             raise RunStop("token_budget", f"the token budget of {limits.max_tokens} is spent")
         specs = tool_specs(phase.tools)
-        messages, size = fit(conversation, self.system, specs, limits.context_tokens, keep_recent=3)
+        messages, size = fit(conversation, self.system, specs, limits.context_tokens, keep_recent=limits.keep_recent_turns)
         state.largest_context = max(state.largest_context, size)
         state.turns += 1
         started = time.monotonic()
@@ -122,10 +146,16 @@ class Session:
         state.input_tokens += reply.usage.input_tokens
         state.output_tokens += reply.usage.output_tokens
         self.trace.emit(
-            "model_call", phase=phase.name, turn=state.turns, context_tokens=size,
-            tokens_in=reply.usage.input_tokens, tokens_out=reply.usage.output_tokens,
-            cache_read=reply.usage.cache_read_tokens, cache_write=reply.usage.cache_write_tokens,
-            latency_s=round(reply.latency_s, 3), stop_reason=reply.stop_reason,
+            "model_call",
+            phase=phase.name,
+            turn=state.turns,
+            context_tokens=size,
+            tokens_in=reply.usage.input_tokens,
+            tokens_out=reply.usage.output_tokens,
+            cache_read=reply.usage.cache_read_tokens,
+            cache_write=reply.usage.cache_write_tokens,
+            latency_s=round(reply.latency_s, 3),
+            stop_reason=reply.stop_reason,
         )
         return reply
 
@@ -157,8 +187,14 @@ class Session:
 
     def _answer(self, turn: Turn, call_id: str, tool: str, args: dict, obs: Observation) -> None:
         self.trace.emit(
-            "observation", tool=tool, call_id=call_id, status=obs.status, text=obs.text[:4000],
-            raw_chars=obs.raw_chars, summarized_chars=len(obs.text),
+            "observation",
+            tool=tool,
+            call_id=call_id,
+            status=obs.status,
+            text=obs.text[:4000],
+            raw_chars=obs.raw_chars,
+            summarized_chars=len(obs.text),
+            duration_s=round(obs.duration_s, 3),
         )
         part = ToolResultPart(call_id, obs.text or f"({obs.status}, no output)", obs.status != "ok")
         turn.results.append(ResultEntry(part, mask_line(tool, args, obs.status, obs.text)))
@@ -195,6 +231,15 @@ def _assistant_message(reply: ModelReply) -> Message:
     return Message("assistant", tuple(parts))
 
 
-def _clip(args: dict[str, Any]) -> dict[str, Any]:
-    return {k: (v[:2000] + "…" if isinstance(v, str) and len(v) > 2000 else v) for k, v in args.items()}
+def _unread_calls(reply: ModelReply) -> str:
+    if not reply.parse_errors:
+        return ""
+    return "These tool calls in your reply could not be read and did not run:\n" + "\n".join(
+        f"- {problem}" for problem in reply.parse_errors
+    )
 
+
+def _clip(args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        k: (v[:2000] + "…" if isinstance(v, str) and len(v) > 2000 else v) for k, v in args.items()
+    }

@@ -14,14 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contracts import invariants as inv
-from contracts.validation import CompiledStep
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
 from sandbox.globs import glob_match
 from sandbox.policy import out_of_scope
 from summarizers.ast_scope import diff_symbols, find_symbol, language_for
 from summarizers.logs import compact_log
+
+from contracts import invariants as inv
+from contracts.validation import CompiledStep
 
 EVIDENCE_BUDGET = 600
 IGNORED_NOISE = ("__pycache__/", ".pytest_cache/")
@@ -46,7 +47,6 @@ class VerifyEnv:
     test_cmd: str | None
     cmd_timeout_s: float
     protected: list[str]
-    env: dict[str, str]
 
 
 Checker = Callable[[Any, CompiledStep, VerifyEnv], Check]
@@ -80,7 +80,8 @@ def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
     if outside:
         allowed = ", ".join(step.contract.intended_modification.files)
         return Check(
-            "files_within_scope", "failed",
+            "files_within_scope",
+            "failed",
             f"changed outside the step's files ({allowed}): {', '.join(outside)}",
             detail=f"{len(outside)} path(s) out of scope",
         )
@@ -88,16 +89,22 @@ def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
 
 
 def _run_check(kind: str, command: str, env: VerifyEnv) -> Check:
-    result = env.sandbox.run(command, cwd=env.root, timeout_s=env.cmd_timeout_s, env=env.env)
+    result = env.sandbox.run(command, cwd=env.root, timeout_s=env.cmd_timeout_s)
     if result.timed_out:
-        status, head = "failed", f"`{command}` timed out after {result.duration_s:.0f}s and was killed"
+        status, head = (
+            "failed",
+            f"`{command}` timed out after {result.duration_s:.0f}s and was killed",
+        )
     elif result.exit_code == 0:
         status, head = "passed", f"`{command}` exited 0"
     else:
         status, head = "failed", f"`{command}` exited {result.exit_code}"
     evidence = head
     if status == "failed" and result.output.strip():
-        evidence += "\n" + compact_log(result.output, budget=EVIDENCE_BUDGET, exit_code=result.exit_code).text
+        evidence += (
+            "\n"
+            + compact_log(result.output, budget=EVIDENCE_BUDGET, exit_code=result.exit_code).text
+        )
     return Check(kind, status, evidence, detail=command, command_s=result.duration_s)
 
 
@@ -131,21 +138,35 @@ def check_signature(invariant: inv.SignatureUnchanged, step: CompiledStep, env: 
         current = _current(env, rel)
         new = find_symbol(current, language, invariant.symbol) if current is not None else None
         if new is None:
-            return Check(kind, "failed", f"{invariant.symbol} was removed from {rel}", detail=invariant.symbol)
+            return Check(
+                kind,
+                "failed",
+                f"{invariant.symbol} was removed from {rel}",
+                detail=invariant.symbol,
+            )
         if new.signature != old.signature:
             return Check(
-                kind, "failed",
+                kind,
+                "failed",
                 f"{invariant.symbol} in {rel} changed:\n  before: {old.signature}\n  after:  {new.signature}",
                 detail=invariant.symbol,
             )
-        return Check(kind, "passed", f"{invariant.symbol}: {new.signature}", detail=invariant.symbol)
+        return Check(
+            kind, "passed", f"{invariant.symbol}: {new.signature}", detail=invariant.symbol
+        )
     where = invariant.file or "the step's files or the repository"
-    return Check(kind, "failed", f"symbol {invariant.symbol} not found in {where} at the checkpoint",
-                 detail=invariant.symbol)
+    return Check(
+        kind,
+        "failed",
+        f"symbol {invariant.symbol} not found in {where} at the checkpoint",
+        detail=invariant.symbol,
+    )
 
 
 @checker("public_api_unchanged")
-def check_public_api(invariant: inv.PublicApiUnchanged, step: CompiledStep, env: VerifyEnv) -> Check:
+def check_public_api(
+    invariant: inv.PublicApiUnchanged, step: CompiledStep, env: VerifyEnv
+) -> Check:
     kind, rel = "public_api_unchanged", invariant.file
     language = language_for(rel)
     before, after = _at_checkpoint(env, rel), _current(env, rel)
@@ -159,13 +180,19 @@ def check_public_api(invariant: inv.PublicApiUnchanged, step: CompiledStep, env:
     if diff.error:
         return Check(kind, "failed", f"{rel} does not parse: {diff.error}", detail=rel)
     broken = [f"removed {s.name}" for s in diff.removed if s.public]
-    broken += [f"changed {o.name}: {o.signature} → {n.signature}" for o, n in diff.signature_changed if o.public]
+    broken += [
+        f"changed {o.name}: {o.signature} → {n.signature}"
+        for o, n in diff.signature_changed
+        if o.public
+    ]
     if broken:
         return Check(kind, "failed", f"{rel}: " + "; ".join(broken), detail=rel)
     return Check(kind, "passed", f"{rel}: public symbols unchanged", detail=rel)
 
 
-def _text_matches(pattern: str, paths: list[str] | None, step: CompiledStep, env: VerifyEnv) -> list[str]:
+def _text_matches(
+    pattern: str, paths: list[str] | None, step: CompiledStep, env: VerifyEnv
+) -> list[str]:
     regex = re.compile(pattern) if _is_regex(pattern) else re.compile(re.escape(pattern))
     globs = paths or step.contract.intended_modification.files
     hits = []
@@ -186,9 +213,15 @@ def _text_matches(pattern: str, paths: list[str] | None, step: CompiledStep, env
 def check_text_absent(invariant: inv.TextAbsent, step: CompiledStep, env: VerifyEnv) -> Check:
     hits = _text_matches(invariant.pattern, invariant.paths, step, env)
     if hits:
-        return Check("text_absent", "failed", f"{len(hits)} match(es):\n" + "\n".join(hits[:10]),
-                     detail=invariant.pattern)
-    return Check("text_absent", "passed", f"no match for {invariant.pattern!r}", detail=invariant.pattern)
+        return Check(
+            "text_absent",
+            "failed",
+            f"{len(hits)} match(es):\n" + "\n".join(hits[:10]),
+            detail=invariant.pattern,
+        )
+    return Check(
+        "text_absent", "passed", f"no match for {invariant.pattern!r}", detail=invariant.pattern
+    )
 
 
 @checker("text_present")
@@ -196,21 +229,33 @@ def check_text_present(invariant: inv.TextPresent, step: CompiledStep, env: Veri
     hits = _text_matches(invariant.pattern, invariant.paths, step, env)
     if hits:
         return Check("text_present", "passed", hits[0], detail=invariant.pattern)
-    return Check("text_present", "failed", f"no match for {invariant.pattern!r}", detail=invariant.pattern)
+    return Check(
+        "text_present", "failed", f"no match for {invariant.pattern!r}", detail=invariant.pattern
+    )
 
 
 @checker("max_changed_lines")
-def check_changed_lines(invariant: inv.MaxChangedLines, step: CompiledStep, env: VerifyEnv) -> Check:
+def check_changed_lines(
+    invariant: inv.MaxChangedLines, step: CompiledStep, env: VerifyEnv
+) -> Check:
     changed = _changed_lines(env)
     status = "passed" if changed <= invariant.n else "failed"
-    return Check("max_changed_lines", status, f"{changed} line(s) changed; at most {invariant.n} allowed",
-                 detail=str(invariant.n))
+    return Check(
+        "max_changed_lines",
+        status,
+        f"{changed} line(s) changed; at most {invariant.n} allowed",
+        detail=str(invariant.n),
+    )
 
 
 @checker("advisory")
 def check_advisory(invariant: inv.Advisory, step: CompiledStep, env: VerifyEnv) -> Check:
-    return Check("advisory", "unverified", f"not checked (no rule compiles it): {invariant.text}",
-                 detail=invariant.text)
+    return Check(
+        "advisory",
+        "unverified",
+        f"not checked (no rule compiles it): {invariant.text}",
+        detail=invariant.text,
+    )
 
 
 def _is_regex(pattern: str) -> bool:
@@ -245,8 +290,13 @@ def _candidate_files(step: CompiledStep, env: VerifyEnv) -> list[str]:
 
 
 def _tracked(root: Path) -> list[str]:
-    proc = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-                          cwd=root, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return [line for line in proc.stdout.splitlines() if line]
 
 

@@ -20,7 +20,6 @@ from coder.models.base import (
     TextPart,
     ToolCall,
     ToolCallPart,
-    ToolResultPart,
     ToolSpec,
     Usage,
 )

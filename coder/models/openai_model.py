@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from coder.models.base import (
@@ -24,7 +24,7 @@ from coder.models.base import (
     ToolSpec,
     Usage,
 )
-from coder.models.repair import RepairError, call_from_object, calls_in_text
+from coder.models.repair import RepairError, call_from_object, calls_in_text, strip_reasoning
 from coder.models.transport import Endpoint, RetryPolicy, SdkErrors, call_with_retries
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -42,7 +42,11 @@ def openai_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     return [
         {
             "type": "function",
-            "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+            "function": {
+                "name": t.name,
+                "description": t.description,
+                "parameters": t.input_schema,
+            },
         }
         for t in tools
     ]
@@ -105,7 +109,7 @@ def _content_text(content: object) -> str:
 
 
 def reply_from_openai(
-    body: Mapping[str, Any], tools: Sequence[ToolSpec], new_id: Any, latency_s: float
+    body: Mapping[str, Any], tools: Sequence[ToolSpec], new_id: Callable[[], str], latency_s: float
 ) -> ModelReply:
     """A chat completion as a neutral reply, with tool calls repaired or reported.
 
@@ -114,7 +118,7 @@ def reply_from_openai(
     choices = body.get("choices") or [{}]
     choice = choices[0] if isinstance(choices[0], Mapping) else {}
     message = choice.get("message") or {}
-    text = _content_text(message.get("content"))
+    text = strip_reasoning(_content_text(message.get("content")))
     raw_calls = list(message.get("tool_calls") or [])
     if isinstance(message.get("function_call"), Mapping):
         raw_calls.append({"function": message["function_call"]})
@@ -129,7 +133,8 @@ def reply_from_openai(
         except RepairError as err:
             errors.append(str(err))
             continue
-        call_id = raw.get("id") if isinstance(raw.get("id"), str) and raw.get("id") else new_id()
+        given = raw.get("id")
+        call_id = given if isinstance(given, str) and given else new_id()
         calls.append(ToolCall(call_id, repaired.name, repaired.input))
     if not raw_calls and text:
         found = calls_in_text(text, tools)

@@ -13,19 +13,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 from coder.models.base import Message, Model, ModelReply, ToolSpec
 
 
 def turn_from_reply(reply: ModelReply) -> dict[str, Any]:
-    """One reply in the scripted-model turn format; text beside tool calls is kept with them."""
+    """One reply in the scripted-model turn format, with its text and the usage it reported.
+
+    Parse errors are not kept; a reply with no usable call replays as text.
+    """
     calls = [{"tool": c.name, "input": c.input} for c in reply.tool_calls]
+    usage = {"input": reply.usage.input_tokens, "output": reply.usage.output_tokens}
     if not calls:
-        return {"text": reply.text}
+        return {"text": reply.text, "usage": usage}
     turn: dict[str, Any] = dict(calls[0]) if len(calls) == 1 else {"calls": calls}
     if reply.text:
         turn["text"] = reply.text
+    turn["usage"] = usage
     return turn
 
 

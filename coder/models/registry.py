@@ -11,6 +11,14 @@ from pathlib import Path
 
 from coder.models.base import ConfigError, Model
 
+__all__ = [
+    "DEFAULT_ANTHROPIC_MODEL",
+    "PROVIDERS",
+    "ConfigError",
+    "default_model_spec",
+    "make_model",
+]
+
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
 
 ProviderFactory = Callable[[str, str | None], Model]

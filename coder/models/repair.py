@@ -22,6 +22,7 @@ _NAME_KEYS = ("name", "tool")
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)```", re.DOTALL)
 _TAGGED = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _LITERALS = {"True": "true", "False": "false", "None": "null"}
+_REASONING = re.compile(r"<think>.*?</think>", re.DOTALL)
 
 
 class RepairError(ValueError):
@@ -213,6 +214,11 @@ def _calls_in_json(
         except RepairError as err:
             errors.append(str(err))
     return calls, errors
+
+
+def strip_reasoning(text: str) -> str:
+    """Drop closed `<think>` blocks: a call drafted while thinking is not a call made."""
+    return _REASONING.sub("", text).strip() if "<think>" in text else text
 
 
 def calls_in_text(text: str, tools: Sequence[ToolSpec]) -> TextCalls:

@@ -24,6 +24,7 @@ from coder.models.base import (
     ToolSpec,
     Usage,
 )
+from contracts.script import ScriptError, load_script
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class ScriptedTurn:
 
     text: str
     calls: tuple[ScriptedCall, ...]
+    usage: tuple[int, int] | None = None
+    """(input, output) tokens a recorded model reported; None means estimate them."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -61,27 +64,18 @@ def reply_text(text: str, calls: Sequence[ToolCall]) -> str:
 
 def load_turns(path: Path) -> list[ScriptedTurn]:
     """The turns of a script file; `ConfigError` naming the file and the turn when it is bad."""
-    from contracts.script import ScriptError, load_script
-
     try:
         script = load_script(path)
     except ScriptError as err:
-        raise ConfigError(" ".join(f"bad script {path}: {err}".split())) from None
-    except OSError as err:
-        raise ConfigError(f"cannot read script {path}: {err.strerror or err}") from None
-    return [_turn_from_wire(turn) for turn in script.turns]
-
-
-def _turn_from_wire(turn: Any) -> ScriptedTurn:
-    """A validated `contracts.script` turn as plain data (the wire model stays at the edge)."""
-    text = getattr(turn, "text", None) or ""
-    calls = getattr(turn, "calls", None)
-    if calls:
-        return ScriptedTurn(text, tuple(ScriptedCall(c.tool, dict(c.input)) for c in calls))
-    tool = getattr(turn, "tool", None)
-    if tool:
-        return ScriptedTurn(text, (ScriptedCall(tool, dict(getattr(turn, "input", None) or {})),))
-    return ScriptedTurn(text, ())
+        raise ConfigError(" ".join(f"bad script {err}".split())) from None
+    return [
+        ScriptedTurn(
+            turn.text,
+            tuple(ScriptedCall(c.tool, dict(c.input)) for c in turn.tool_calls()),
+            (turn.usage.input, turn.usage.output) if turn.usage else None,
+        )
+        for turn in script.turns
+    ]
 
 
 class ScriptedModel:
@@ -123,7 +117,9 @@ class ScriptedModel:
             text=turn.text,
             tool_calls=calls,
             stop_reason="tool_use" if calls else "end_turn",
-            usage=Usage(
+            usage=Usage(*turn.usage)
+            if turn.usage
+            else Usage(
                 input_tokens=estimate_tokens(request_text(system, messages, tools)),
                 output_tokens=estimate_tokens(reply_text(turn.text, calls)),
             ),

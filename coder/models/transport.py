@@ -21,7 +21,7 @@ _DETAIL_CHARS = 300
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How often and how patiently a transient failure (429, 5xx, 529, lost connection) is retried."""
+    """How often and how patiently a transient failure (429, 5xx, lost connection) is retried."""
 
     max_retries: int = 3
     backoff_s: float = 1.0
@@ -30,12 +30,12 @@ class RetryPolicy:
     def delay(self, attempt: int, retry_after_s: float | None) -> float:
         if retry_after_s is not None and retry_after_s > 0:
             return min(retry_after_s, self.max_backoff_s)
-        return min(self.backoff_s * (2**attempt), self.max_backoff_s)
+        return min(self.backoff_s * 2.0**attempt, self.max_backoff_s)
 
 
 @dataclass(frozen=True)
 class Endpoint:
-    """What error messages may say about where a call went; `secret` is scrubbed from all of them."""
+    """What error messages may say about a call's destination; `secret` is scrubbed from them."""
 
     label: str
     key_env: str

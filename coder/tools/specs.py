@@ -114,7 +114,15 @@ TOOL_ARGS: dict[str, type[_Args]] = {
 
 READ_TOOLS = ("read_file", "list_files", "search")
 PLAN_TOOLS = (*READ_TOOLS, "submit_plan", "ask_user", "stop")
-EXECUTE_TOOLS = (*READ_TOOLS, "edit_file", "write_file", "delete_file", "run", "finish_step", "stop")
+EXECUTE_TOOLS = (
+    *READ_TOOLS,
+    "edit_file",
+    "write_file",
+    "delete_file",
+    "run",
+    "finish_step",
+    "stop",
+)
 REACT_TOOLS = (*READ_TOOLS, "edit_file", "write_file", "delete_file", "run", "final_answer", "stop")
 
 PHASE_ENDING = frozenset({"submit_plan", "finish_step", "final_answer"})
@@ -145,4 +153,4 @@ def usage_line(name: str) -> str:
     for field_name, info in model.model_fields.items():
         optional = "" if info.is_required() else "?"
         fields.append(f'"{field_name}{optional}": …')
-    return f'{name} {{{", ".join(fields)}}}'
+    return f"{name} {{{', '.join(fields)}}}"

@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
-
-from coder.tools.editing import apply_edit
-from coder.tools.specs import TOOL_ARGS, usage_line
 from sandbox.confine import Sandbox
 from sandbox.globs import glob_match
 from sandbox.policy import PathPolicy
 from summarizers.logs import compact_log
 from summarizers.tokens import estimate_tokens
+
+from coder.tools.editing import apply_edit
+from coder.tools.specs import TOOL_ARGS, usage_line
 
 ObservationStatus = Literal["ok", "error", "denied"]
 
@@ -79,7 +79,7 @@ class ToolBox:
         decision = self.policy.check(a.path, write=False)
         if not decision.allowed:
             return Observation.denied(decision.reason)
-        path = decision.path
+        path = self.root / decision.path
         if not path.is_file():
             return Observation.error(f"{a.path}: no such file. {self._similar(a.path)}")
         data = path.read_bytes()
@@ -107,7 +107,9 @@ class ToolBox:
         try:
             regex = re.compile(a.pattern)
         except re.error as exc:
-            return Observation.error(f"invalid regular expression: {exc}; escape special characters")
+            return Observation.error(
+                f"invalid regular expression: {exc}; escape special characters"
+            )
         hits: list[str] = []
         total = 0
         for rel in tracked_and_new_files(self.root):
@@ -131,24 +133,28 @@ class ToolBox:
         decision = self.policy.check(a.path, write=True)
         if not decision.allowed:
             return Observation.denied(decision.reason)
-        if not decision.path.is_file():
+        target = self.root / decision.path
+        if not target.is_file():
             return Observation.error(
                 f"{a.path}: no such file; use write_file to create it. {self._similar(a.path)}"
             )
-        content = decision.path.read_text(encoding="utf-8", errors="surrogateescape")
+        content = target.read_text(encoding="utf-8", errors="surrogateescape")
         outcome = apply_edit(content, a.old_text, a.new_text)
         if not outcome.ok:
             return Observation.error(f"{a.path}: {outcome.message}")
-        decision.path.write_text(outcome.content, encoding="utf-8", errors="surrogateescape")
-        return Observation("ok", f"edited {a.path}", len(a.new_text), _digest(a.path, outcome.content))
+        target.write_text(outcome.content, encoding="utf-8", errors="surrogateescape")
+        return Observation(
+            "ok", f"edited {a.path}", len(a.new_text), _digest(a.path, outcome.content)
+        )
 
     def _write_file(self, a: Any) -> Observation:
         decision = self.policy.check(a.path, write=True)
         if not decision.allowed:
             return Observation.denied(decision.reason)
-        existed = decision.path.exists()
-        decision.path.parent.mkdir(parents=True, exist_ok=True)
-        decision.path.write_text(a.content, encoding="utf-8")
+        target = self.root / decision.path
+        existed = target.exists()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(a.content, encoding="utf-8")
         verb = "overwrote" if existed else "created"
         return Observation(
             "ok", f"{verb} {a.path} ({len(a.content)} chars)", 0, _digest(a.path, a.content)
@@ -158,22 +164,27 @@ class ToolBox:
         decision = self.policy.check(a.path, write=True)
         if not decision.allowed:
             return Observation.denied(decision.reason)
-        if not decision.path.is_file():
+        target = self.root / decision.path
+        if not target.is_file():
             return Observation.error(f"{a.path}: no such file. {self._similar(a.path)}")
-        decision.path.unlink()
+        target.unlink()
         return Observation("ok", f"deleted {a.path}", 0, _digest(a.path, "\0deleted"))
 
     def _run(self, a: Any) -> Observation:
         result = self.sandbox.run(a.command, cwd=self.root, timeout_s=self.cmd_timeout_s)
         text, raw = render_command(result, budget=RUN_BUDGET_TOKENS)
-        status: ObservationStatus = "ok" if result.exit_code == 0 and not result.timed_out else "error"
+        status: ObservationStatus = (
+            "ok" if result.exit_code == 0 and not result.timed_out else "error"
+        )
         fingerprint = _digest(a.command, f"{result.exit_code}\0{result.output}")
         return Observation(status, text, raw, fingerprint, duration_s=result.duration_s)
 
     def _similar(self, wanted: str) -> str:
         name = Path(wanted).name
         close = [f for f in tracked_and_new_files(self.root) if Path(f).name == name][:5]
-        return f"Files with that name: {', '.join(close)}" if close else "Use list_files to see paths."
+        return (
+            f"Files with that name: {', '.join(close)}" if close else "Use list_files to see paths."
+        )
 
 
 def render_command(result: Any, *, budget: int) -> tuple[str, int]:

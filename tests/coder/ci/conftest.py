@@ -1,9 +1,14 @@
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from fake_github import FakeGitHub, serve
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from ci_fake_github import FakeGitHub, serve  # noqa: E402
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from fake_github import FakeGitHub, Failure
+from ci_fake_github import Failure, FakeGitHub
 
 from coder.ci.comments import REVIEW_MARKER, upsert_comment, with_marker
 from coder.ci.context import PullRequestContext

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from repos import commit_all, git, python_pr, write
+from ci_repos import commit_all, git, python_pr, write
 
 from coder.ci.gitrefs import changed_paths, file_at, merge_base, resolve_commit
 

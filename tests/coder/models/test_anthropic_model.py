@@ -5,7 +5,7 @@ import socket
 import time
 
 import pytest
-from fake_servers import (
+from fake_model_servers import (
     Reply,
     anthropic_error,
     anthropic_message,
@@ -117,7 +117,10 @@ def test_empty_text_is_dropped_and_empty_messages_vanish() -> None:
     wire = to_anthropic_messages(messages, cache_last=False)
     assert wire == [
         {"role": "user", "content": [{"type": "text", "text": "task"}]},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "stop", "input": {}}]},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "stop", "input": {}}],
+        },
         {
             "role": "user",
             "content": [
@@ -145,7 +148,9 @@ def test_overloaded_past_the_retry_budget_is_a_typed_error() -> None:
 
 
 def test_rate_limit_honours_retry_after_then_gives_up() -> None:
-    limited = anthropic_error(429, "rate_limit_error", "slow down", headers={"retry-after-ms": "20"})
+    limited = anthropic_error(
+        429, "rate_limit_error", "slow down", headers={"retry-after-ms": "20"}
+    )
     with fake_anthropic([limited] * 3) as server, pytest.raises(ModelError) as err:
         _ask(_model(server.base_url))
     assert err.value.kind == "rate_limited" and "slow down" in err.value.message
@@ -179,7 +184,9 @@ def test_rejected_key_says_so_in_one_line_and_never_shows_the_key(
 
 
 def test_bad_request_is_not_retried_and_carries_the_server_reason() -> None:
-    bad = anthropic_error(400, "invalid_request_error", "messages: text content blocks must be non-empty")
+    bad = anthropic_error(
+        400, "invalid_request_error", "messages: text content blocks must be non-empty"
+    )
     with fake_anthropic([bad]) as server, pytest.raises(ModelError) as err:
         _ask(_model(server.base_url))
     assert err.value.kind == "bad_request"
@@ -208,7 +215,10 @@ def test_unreachable_server_is_a_connection_error() -> None:
 
 
 def test_a_body_that_is_not_json_is_a_typed_error() -> None:
-    with fake_anthropic([Reply("<html>proxy error</html>")]) as server, pytest.raises(ModelError) as err:
+    with (
+        fake_anthropic([Reply("<html>proxy error</html>")]) as server,
+        pytest.raises(ModelError) as err,
+    ):
         _ask(_model(server.base_url))
     assert err.value.kind == "connection" and "not JSON" in err.value.message
 
@@ -230,7 +240,9 @@ def test_a_tool_input_that_is_not_an_object_is_a_parse_error() -> None:
     with fake_anthropic([anthropic_message(tool_calls=[block])]) as server:
         reply = _ask(_model(server.base_url))
     assert reply.tool_calls == []
-    assert reply.parse_errors == ['tool call \'read_file\' had an input that is not a JSON object: "calc.py"']
+    assert reply.parse_errors == [
+        "tool call 'read_file' had an input that is not a JSON object: \"calc.py\""
+    ]
 
 
 def test_message_caching_can_be_turned_off() -> None:

@@ -11,6 +11,7 @@ from coder.models.repair import (
     example_call,
     parse_json_like,
     repair_arguments,
+    strip_reasoning,
 )
 
 EDIT = ToolSpec(
@@ -151,7 +152,9 @@ def test_unclosed_tag_at_the_end_still_counts() -> None:
 
 
 def test_broken_tagged_call_is_reported_with_the_form() -> None:
-    found = calls_in_text('<tool_call>{"name": "edit_file", "arguments": {"path": </tool_call>', TOOLS)
+    found = calls_in_text(
+        '<tool_call>{"name": "edit_file", "arguments": {"path": </tool_call>', TOOLS
+    )
     assert found.calls == []
     assert len(found.errors) == 1
     assert "tool call 'edit_file' written as text is not valid JSON" in found.errors[0]
@@ -187,3 +190,13 @@ def test_bare_json_object_naming_a_known_tool_is_a_call() -> None:
 def test_plain_text_has_no_calls() -> None:
     found = calls_in_text("I think the bug is in add().", TOOLS)
     assert found.calls == [] and found.errors == [] and found.text == "I think the bug is in add()."
+
+
+def test_calls_drafted_while_thinking_are_not_calls() -> None:
+    text = (
+        '<think>maybe <tool_call>{"name": "list_files", "arguments": {}}</tool_call>?</think>'
+        "I know enough."
+    )
+    assert strip_reasoning(text) == "I know enough."
+    assert strip_reasoning("plain") == "plain"
+    assert calls_in_text(strip_reasoning(text), TOOLS).calls == []

@@ -1,0 +1,3 @@
+from coder.cli import main
+
+main()

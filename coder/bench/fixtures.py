@@ -1,0 +1,107 @@
+"""Fixture directories: loaded and checked up front, so a broken one is named before any run."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+MODES = ("contract", "react", "plan")
+
+
+class TaskFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task: str
+    """What the model is asked to do."""
+    test_cmd: str
+    """The fixture repository's own test command."""
+    acceptance_cmd: str
+    """Run on the final tree with acceptance/ laid over it; exit 0 means resolved."""
+    language: str
+    """python | javascript"""
+    tags: list[str] = []
+    """What the fixture exercises (bugfix, refactor, failure classes…)."""
+
+
+@dataclass(frozen=True)
+class Fixture:
+    name: str
+    path: Path
+    spec: TaskFile
+
+    @property
+    def repo(self) -> Path:
+        return self.path / "repo"
+
+    @property
+    def acceptance(self) -> Path:
+        return self.path / "acceptance"
+
+    def script(self, mode: str) -> Path:
+        return self.path / "scripts" / f"{mode}.json"
+
+
+class FixtureError(Exception):
+    """One line per problem, every problem at once."""
+
+
+def load_fixtures(
+    root: Path, only: str | None, modes: tuple[str, ...], need_scripts: bool
+) -> list[Fixture]:
+    if not root.is_dir():
+        raise FixtureError(f"{root}: no such fixtures directory")
+    problems: list[str] = []
+    fixtures: list[Fixture] = []
+    for path in sorted(
+        p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+    ):
+        if only and only not in path.name:
+            continue
+        found = _check(path, modes if need_scripts else (), problems)
+        if found:
+            fixtures.append(found)
+    if problems:
+        raise FixtureError("\n".join(problems))
+    if not fixtures:
+        raise FixtureError(f"{root}: no fixtures" + (f" matching {only!r}" if only else ""))
+    return fixtures
+
+
+def _check(path: Path, modes: tuple[str, ...], problems: list[str]) -> Fixture | None:
+    before = len(problems)
+    task_file = path / "task.toml"
+    spec = None
+    if not task_file.is_file():
+        problems.append(f"{path.name}: missing task.toml")
+    else:
+        try:
+            spec = TaskFile.model_validate(tomllib.loads(task_file.read_text(encoding="utf-8")))
+        except (tomllib.TOMLDecodeError, ValidationError) as exc:
+            problems.append(f"{path.name}/task.toml: {str(exc).splitlines()[0]}")
+    for sub in ("repo", "acceptance"):
+        if not (path / sub).is_dir():
+            problems.append(f"{path.name}: missing {sub}/")
+    for mode in modes:
+        script = path / "scripts" / f"{mode}.json"
+        if not script.is_file():
+            problems.append(f"{path.name}: missing scripts/{mode}.json")
+            continue
+        problem = _script_problem(script)
+        if problem:
+            problems.append(f"{path.name}/scripts/{mode}.json: {problem}")
+    if len(problems) > before or spec is None:
+        return None
+    return Fixture(path.name, path, spec)
+
+
+def _script_problem(path: Path) -> str | None:
+    from contracts.script import ScriptError, load_script
+
+    try:
+        load_script(path)
+    except ScriptError as exc:
+        return str(exc)
+    return None

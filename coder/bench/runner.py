@@ -1,0 +1,143 @@
+"""One fixture × mode in its own temporary directory, and the pool that runs them all."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+from coder.bench.fixtures import Fixture
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "coder-bench",
+    "GIT_AUTHOR_EMAIL": "bench@coder.invalid",
+    "GIT_COMMITTER_NAME": "coder-bench",
+    "GIT_COMMITTER_EMAIL": "bench@coder.invalid",
+}
+ACCEPTANCE_TIMEOUT_S = 120.0
+FIXTURE_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"}
+"""Fixtures use no third-party pytest plugins; loading the host's costs up to seconds a run."""
+
+
+def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
+    from sandbox.confine import make_sandbox
+
+    from coder.loop.runner import RunOptions, UsageError, run_task
+
+    started = time.monotonic()
+    work = Path(tempfile.mkdtemp(prefix=f"coder-bench-{fixture.name}-{mode}-"))
+    try:
+        repo = _make_repo(fixture, work / "repo")
+        options = RunOptions(
+            repo=repo,
+            task=fixture.spec.task,
+            model=model or f"script:{fixture.script(mode)}",
+            mode=mode,
+            test_cmd=fixture.spec.test_cmd,
+            out_dir=work / "run",
+        )
+        try:
+            result = run_task(options).result
+        except UsageError as exc:
+            return _row(fixture, mode, error=str(exc), wall_s=time.monotonic() - started)
+        judge = work / "judge"
+        _git(repo, "worktree", "add", "--detach", str(judge), result.final_commit or "HEAD")
+        shutil.copytree(fixture.acceptance, judge, dirs_exist_ok=True)
+        sandbox = make_sandbox("auto", judge)
+        acceptance = sandbox.run(
+            fixture.spec.acceptance_cmd,
+            cwd=judge,
+            timeout_s=ACCEPTANCE_TIMEOUT_S,
+            env={"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"},
+        )
+        resolved = acceptance.exit_code == 0 and not acceptance.timed_out
+        claimed = result.status == "verified"
+        return _row(
+            fixture,
+            mode,
+            resolved=resolved,
+            claimed_success=claimed,
+            shipped_broken=claimed and not resolved,
+            stop_reason=result.stop_reason,
+            steps=sum(1 for s in result.steps if s.status in ("verified", "done_unverified")),
+            rollbacks=result.rollbacks,
+            revisions=result.revisions,
+            turns=result.model_turns,
+            tokens={"input": result.tokens.input, "output": result.tokens.output},
+            wall_s=round(time.monotonic() - started, 3),
+            harness_s=result.harness_s,
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _row(fixture: Fixture, mode: str, **fields: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "fixture": fixture.name,
+        "mode": mode,
+        "language": fixture.spec.language,
+        "resolved": False,
+        "claimed_success": False,
+        "shipped_broken": False,
+        "stop_reason": "error",
+        "steps": 0,
+        "rollbacks": 0,
+        "revisions": 0,
+        "turns": 0,
+        "tokens": {"input": 0, "output": 0},
+        "wall_s": 0.0,
+        "harness_s": 0.0,
+    }
+    row.update(fields)
+    return row
+
+
+def run_all(
+    fixtures: list[Fixture],
+    modes: tuple[str, ...],
+    model: str | None,
+    workers: int,
+    on_done: Callable[[dict[str, Any]], None],
+) -> list[dict[str, Any]]:
+    jobs = [(f, m) for f in fixtures for m in modes]
+    rows: list[dict[str, Any]] = []
+    if workers <= 1:
+        for fixture, mode in jobs:
+            rows.append(run_one(fixture, mode, model))
+            on_done(rows[-1])
+        return _ordered(rows, jobs)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [pool.submit(run_one, f, m, model) for f, m in jobs]
+        for future in as_completed(futures):
+            rows.append(future.result())
+            on_done(rows[-1])
+    return _ordered(rows, jobs)
+
+
+def _ordered(rows: list[dict[str, Any]], jobs: list[tuple[Fixture, str]]) -> list[dict[str, Any]]:
+    index = {(f.name, m): i for i, (f, m) in enumerate(jobs)}
+    return sorted(rows, key=lambda r: index[(r["fixture"], r["mode"])])
+
+
+def _make_repo(fixture: Fixture, repo: Path) -> Path:
+    shutil.copytree(
+        fixture.repo, repo, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache")
+    )
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", f"fixture {fixture.name}")
+    return repo
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, env={**os.environ, **GIT_ENV}
+    )

@@ -1,0 +1,281 @@
+"""`coder ci fix`: when a PR's tests fail, let the agent fix them on a branch of its own.
+
+Nothing is pushed unless the whole run verified (every step and the final check). The push
+goes to `coder/fix-<pr>`; the PR's own branch is touched only when the user asked for it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coder.ci.context import ContextProblem, EventInfo, read_event
+from coder.ci.errors import CiInputError
+from coder.ci.fix_report import FixReport, FixStep
+from coder.ci.gitrefs import git, is_repository, resolve_commit
+from coder.ci.push import push_commit, remote_exists
+from coder.ci.suite import SuiteOutcome, choose_test_command, compare_runs, run_suite
+from coder.ci.trees import commit_tree
+from sandbox.confine import SandboxUnavailable, make_sandbox
+
+MAX_LISTED_FAILURES = 30
+
+
+@dataclass
+class FixOptions:
+    repo: Path
+    head: str = "HEAD"
+    base: str | None = None
+    model: str | None = None
+    remote: str = "origin"
+    push_to_pr: bool = False
+    pr: int | None = None
+    test_cmd: str | None = None
+    max_revisions: int = 3
+    sandbox: str = "auto"
+    out_dir: Path | None = None
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    warn: Callable[[str], None] | None = None
+
+
+@dataclass(frozen=True)
+class _Target:
+    head: str
+    base: str | None
+    branch: str
+    pr_branch: str | None
+
+
+def run_fix(options: FixOptions) -> FixReport:
+    """Test at head; if something fails, run the agent and push a verified fix."""
+    repo = options.repo.resolve()
+    target = _check_inputs(repo, options)
+    head_suite, command = _suite_at(repo, target.head, options, ref=options.head)
+    report = FixReport(status="tests_pass", message="", head=target.head, test_cmd=command)
+    if head_suite.run.passed:
+        return report.model_copy(update={"message": f"`{command}` passes at {target.head[:10]}."})
+    failing = sorted(head_suite.failing)
+    old: list[str] = []
+    if target.base is not None:
+        base_suite, _ = _suite_at(
+            repo, target.base, options, ref=options.base or "", command=command
+        )
+        new, _fixed = compare_runs(head_suite, base_suite)
+        if not new and not base_suite.run.passed:
+            return report.model_copy(
+                update={
+                    "status": "old_failures_only",
+                    "failing": failing,
+                    "log": head_suite.run.log,
+                    "message": f"every failing test also fails at base {target.base[:10]}; "
+                    "nothing pushed.",
+                }
+            )
+        old = sorted(set(failing) - set(new))
+        failing = new or failing
+    task = build_task(command, target.head, head_suite, failing, old)
+    report = report.model_copy(update={"failing": failing, "log": head_suite.run.log})
+    return _run_and_push(repo, options, target, task, command, report)
+
+
+def build_task(
+    command: str, head: str, suite: SuiteOutcome, failing: list[str], old: list[str]
+) -> str:
+    """The agent's task, built from the compacted failures so it starts where a person would."""
+    listed = "\n".join(f"- {t}" for t in failing[:MAX_LISTED_FAILURES])
+    if len(failing) > MAX_LISTED_FAILURES:
+        listed += f"\n- … and {len(failing) - MAX_LISTED_FAILURES} more"
+    parts = [
+        f"The test command `{command}` fails at commit {head[:10]}. Make the failing tests pass "
+        "by fixing the code they test. Do not delete, skip or weaken tests; change a test only "
+        "if it is itself wrong, and say so.",
+    ]
+    if listed:
+        parts.append(f"Failing tests:\n{listed}")
+    if old:
+        parts.append(
+            "These tests already fail on the base branch and are not part of this task: "
+            + ", ".join(old[:MAX_LISTED_FAILURES])
+        )
+    parts.append(f"Test output (compacted):\n{suite.run.log.strip()}")
+    return "\n\n".join(parts)
+
+
+def _check_inputs(repo: Path, options: FixOptions) -> _Target:
+    if not is_repository(repo):
+        raise CiInputError(f"{repo} is not a git repository")
+    head = resolve_commit(repo, options.head)
+    if head is None:
+        raise CiInputError(f"--head {options.head!r} names no commit in {repo}")
+    base = None
+    if options.base:
+        base = resolve_commit(repo, options.base)
+        if base is None:
+            raise CiInputError(f"--base {options.base!r} names no commit in {repo}")
+    if not remote_exists(repo, options.remote):
+        raise CiInputError(f"no git remote named {options.remote!r} in {repo}; pass --remote NAME")
+    event = read_event(options.env)
+    if isinstance(event, ContextProblem):
+        raise CiInputError(event.message)
+    pr = options.pr if options.pr is not None else event.number
+    branch = f"coder/fix-{pr}" if pr is not None else f"coder/fix-{head[:10]}"
+    pr_branch = _pr_branch(options, event) if options.push_to_pr else None
+    return _Target(head, base, pr_branch or branch, pr_branch)
+
+
+def _pr_branch(options: FixOptions, event: EventInfo) -> str:
+    if not event.head_ref:
+        raise CiInputError(
+            "--push-to-pr needs the PR's branch name: run on a pull_request event "
+            "(GITHUB_EVENT_PATH with pull_request.head.ref)"
+        )
+    repository = options.env.get("GITHUB_REPOSITORY")
+    if event.head_repository and repository and event.head_repository != repository:
+        raise CiInputError(
+            f"--push-to-pr: the PR branch lives in the fork {event.head_repository}, "
+            f"not in {repository}; push to a branch of its own instead"
+        )
+    return event.head_ref
+
+
+def _suite_at(
+    repo: Path, commit: str, options: FixOptions, *, ref: str, command: str | None = None
+) -> tuple[SuiteOutcome, str]:
+    """The tests at `commit`; `command` given, it is used as is (base runs what head ran)."""
+    with commit_tree(repo, commit) as tree:
+        choice = choose_test_command(command or options.test_cmd, tree)
+        for warning in choice.warnings:
+            _warn(options, warning)
+        if choice.command is None:
+            raise CiInputError(
+                "no test command: pass --test-cmd or set test_cmd in [tool.coder] / .coder.toml"
+            )
+        try:
+            sandbox = make_sandbox(options.sandbox, tree, warn=options.warn)
+        except SandboxUnavailable as exc:
+            raise CiInputError(str(exc)) from None
+        command = choice.command.command
+        suite = run_suite(
+            sandbox, tree, command, ref=ref, commit=commit, timeout_s=choice.timeout_s
+        )
+        return suite, command
+
+
+def _run_and_push(
+    repo: Path,
+    options: FixOptions,
+    target: _Target,
+    task: str,
+    command: str,
+    report: FixReport,
+) -> FixReport:
+    from coder.loop.runner import RunOptions, UsageError, run_task
+    from sandbox.workspace import new_run_id
+
+    run_id = new_run_id()
+    out_dir = options.out_dir or repo / ".coder" / "runs" / run_id
+    with _repo_at(repo, target.head) as run_repo:
+        try:
+            outcome = run_task(
+                RunOptions(
+                    repo=run_repo,
+                    task=task,
+                    model=options.model,
+                    mode="contract",
+                    test_cmd=command,
+                    max_revisions=options.max_revisions,
+                    sandbox=options.sandbox,
+                    out_dir=out_dir,
+                    warn=options.warn,
+                    run_id=run_id,
+                )
+            )
+        except UsageError as exc:
+            raise CiInputError(str(exc)) from None
+        result = outcome.result
+        report = report.model_copy(
+            update={
+                "run_id": result.run_id,
+                "run_dir": str(outcome.run_dir),
+                "stop_reason": result.stop_reason,
+                "final_commit": result.final_commit,
+                "steps": [
+                    FixStep(
+                        step_id=s.stepId,
+                        status=s.status,
+                        commit=s.commit,
+                        checks=[f"{i.kind}: {i.status}" for i in s.invariants],
+                    )
+                    for s in result.steps
+                ],
+                "remote": options.remote,
+                "branch": target.branch,
+            }
+        )
+        changed = result.final_commit and result.final_commit != target.head
+        if result.status != "verified" or not changed:
+            why = result.message or result.stop_reason
+            if result.status == "verified":
+                why = "the run verified but changed nothing"
+            return report.model_copy(
+                update={
+                    "status": "not_verified",
+                    "message": f"Run {result.run_id} ended {result.status} ({result.stop_reason}): "
+                    f"{why}. Nothing was pushed.",
+                }
+            )
+        if run_repo != repo:
+            git(repo, "fetch", "--quiet", "--no-tags", str(run_repo), f"refs/heads/{result.branch}")
+    pushed = push_commit(
+        repo,
+        options.remote,
+        result.final_commit or "",
+        target.branch,
+        force=target.pr_branch is None,
+        token=options.env.get("GITHUB_TOKEN"),
+    )
+    if not pushed.ok:
+        return report.model_copy(update={"status": "push_failed", "message": pushed.message})
+    return report.model_copy(
+        update={
+            "status": "pushed",
+            "message": f"{result.message}; {pushed.message}.",
+            "compare_url": _compare_url(options.env, target),
+        }
+    )
+
+
+@contextmanager
+def _repo_at(repo: Path, commit: str) -> Iterator[Path]:
+    """A repository whose HEAD is `commit`: the user's own when it already is (the run works in
+    a worktree and never touches the checkout), else a throwaway clone sharing its objects."""
+    if resolve_commit(repo, "HEAD") == commit:
+        yield repo
+        return
+    with tempfile.TemporaryDirectory(prefix="coder-ci-fix-") as tmp:
+        clone = Path(tmp) / "repo"
+        subprocess.run(
+            ["git", "clone", "--quiet", "--shared", "--no-checkout", str(repo), str(clone)],
+            check=True,
+            capture_output=True,
+        )
+        git(clone, "checkout", "--quiet", "--detach", commit)
+        yield clone
+
+
+def _compare_url(env: Mapping[str, str], target: _Target) -> str | None:
+    repository = env.get("GITHUB_REPOSITORY")
+    if not repository or target.pr_branch is not None:
+        return None
+    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    return f"{server}/{repository}/compare/{target.head}...{target.branch}"
+
+
+def _warn(options: FixOptions, message: str) -> None:
+    if options.warn is not None:
+        options.warn(message)

@@ -1,0 +1,102 @@
+"""From two versions of a file to the report's symbol changes, and from a changed public symbol
+to the places in the repository that use it.
+
+A possible breaking change is a symbol that was public before and was removed, changed its
+signature, or stopped being public: callers written against the old version may no longer work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coder.ci.report import CallSite, SymbolChange, SymbolChangeKind
+from summarizers.ast_scope import Symbol, diff_symbols, language_for
+from summarizers.references import find_references
+
+BREAKING_CHANGES: tuple[SymbolChangeKind, ...] = ("removed", "signature_changed", "made_private")
+MAX_CALL_SITES = 20
+MAX_LINE_CHARS = 160
+
+
+@dataclass(frozen=True)
+class FileSymbols:
+    language: str | None
+    changes: list[SymbolChange] = field(default_factory=list)
+    error: str | None = None
+    """Why the symbols of this file could not be compared (a side does not parse)."""
+
+
+def file_symbol_changes(path: str, old: str | None, new: str | None) -> FileSymbols:
+    """Symbol changes between two versions of one file; None means the file is absent there."""
+    language = language_for(path)
+    if language is None:
+        return FileSymbols(None)
+    diff = diff_symbols(old or "", new or "", language)
+    if diff.error is not None:
+        return FileSymbols(language, error=f"cannot compare symbols: {diff.error}")
+    changes = [_one(s, "added", public=s.public) for s in diff.added]
+    changes += [_one(s, "removed", public=s.public) for s in diff.removed]
+    changes += [
+        _pair(o, n, "signature_changed", public=o.public) for o, n in diff.signature_changed
+    ]
+    changes += [_pair(o, n, "body_changed", public=n.public) for o, n in diff.body_changed]
+    for o, n in diff.visibility_changed:
+        kind: SymbolChangeKind = "made_private" if o.public else "made_public"
+        changes.append(_pair(o, n, kind, public=True))
+    changes.sort(key=lambda c: (c.line or 0, c.name))
+    return FileSymbols(language, changes)
+
+
+def call_sites(
+    tree: Path, name: str, *, defined_in: str, definition_line: int | None
+) -> tuple[list[CallSite], int]:
+    """Where `name` (its last dotted part) is used at head, without its own definition;
+    at most MAX_CALL_SITES listed, plus how many more there are."""
+    found = [
+        (path, line)
+        for path, line in find_references(tree, name)
+        if not (path == defined_in and line == definition_line)
+    ]
+    listed = [
+        CallSite(path=path, line=line, text=_line_text(tree / path, line))
+        for path, line in found[:MAX_CALL_SITES]
+    ]
+    return listed, max(0, len(found) - MAX_CALL_SITES)
+
+
+def _one(symbol: Symbol, change: SymbolChangeKind, *, public: bool) -> SymbolChange:
+    signature = symbol.signature
+    return SymbolChange(
+        name=symbol.name,
+        kind=symbol.kind,
+        change=change,
+        public=public,
+        old_signature=signature if change == "removed" else None,
+        new_signature=signature if change != "removed" else None,
+        line=symbol.line,
+    )
+
+
+def _pair(old: Symbol, new: Symbol, change: SymbolChangeKind, *, public: bool) -> SymbolChange:
+    return SymbolChange(
+        name=new.name,
+        kind=new.kind,
+        change=change,
+        public=public,
+        old_signature=old.signature,
+        new_signature=new.signature,
+        line=new.line,
+    )
+
+
+def _line_text(path: Path, line: int) -> str:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            for number, text in enumerate(handle, start=1):
+                if number == line:
+                    text = text.strip()
+                    return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + "…"
+    except OSError:
+        pass
+    return ""

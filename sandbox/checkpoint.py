@@ -1,0 +1,271 @@
+"""Checkpoints before each step, commits after it, and rollbacks that check their own work.
+
+A checkpoint is the HEAD commit of the clean worktree plus the (collapsed) list of ignored
+entries that already exist, so a rollback can tell the ignored files a step created (remove)
+from the ones earlier steps made (keep). Its cost is two small git calls, run concurrently.
+
+A rollback moves HEAD to the target, applies the plan (the step's `discardPaths`, or every
+path the step touched), then asks git again whether each touched path now equals the target.
+Anything the plan missed is restored by the harness and the report says `complete=False`.
+Every operation is limited to the changed paths; the only whole-tree work is git's own
+status scan, which reads file contents only where stat data changed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sandbox.changes import (
+    LIST_IGNORED,
+    PathChange,
+    WorktreeScan,
+    list_ignored,
+    parse_status_v2,
+    scan_worktree,
+)
+from sandbox.gitcli import GitError, git, git_concurrently, git_line, git_ok, join_z, split_z
+from sandbox.globs import any_match
+
+_VERIFY_PATHSPEC_LIMIT = 500  # beyond this many paths, verify with one unrestricted scan
+_HEAD_N = re.compile(r"HEAD~(\d+)")
+
+
+class RollbackError(Exception):
+    """The worktree could not be brought back to the target: the run cannot go on safely."""
+
+
+class InvalidRollbackRef(ValueError):
+    """A rollbackPlan.gitCheckout that names nothing on the run branch; one line, for the model."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    sha: str
+    step_id: str
+    ignored: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class RollbackReport:
+    to: str
+    paths: list[str]  # every path that differed from the target before the rollback
+    complete: bool  # the plan alone restored everything
+    restored_by_harness: list[str]  # what the plan missed and the harness restored
+
+
+class Checkpoints:
+    def __init__(self, workspace_path: Path) -> None:
+        self.root = Path(workspace_path)
+        self._taken: dict[str, Checkpoint] = {}  # by sha: the latest checkpoint at each commit
+
+    def take(self, step_id: str) -> Checkpoint:
+        head, ignored = git_concurrently(
+            self.root,
+            ["rev-parse", "--verify", "HEAD^{commit}"],
+            LIST_IGNORED,
+        )
+        checkpoint = Checkpoint(head.decode().strip(), step_id, frozenset(split_z(ignored)))
+        self._taken[checkpoint.sha] = checkpoint
+        return checkpoint
+
+    def changes_since(self, sha: str) -> list[PathChange]:
+        """Tracked and untracked changes since `sha` (ignored files are not changes)."""
+        head = git_line(["rev-parse", "HEAD"], self.root)
+        full = git_line(["rev-parse", "--verify", f"{sha}^{{commit}}"], self.root)
+        return scan_worktree(self.root, None if full == head else full).changes
+
+    def commit(self, message: str) -> str:
+        """Stage everything and commit, even when nothing changed; returns the new sha."""
+        git(["add", "-A"], self.root)
+        git(["commit", "-q", "--allow-empty", "--no-verify", "-m", message], self.root)
+        return git_line(["rev-parse", "HEAD"], self.root)
+
+    def contains(self, commit: str, sha: str) -> bool:
+        """Whether `sha` is in the history of `commit` (a rollback to `commit` keeps it)."""
+        return git_ok(["merge-base", "--is-ancestor", sha, commit], self.root)
+
+    def rollback(
+        self,
+        checkpoint: Checkpoint | str,
+        target_sha: str,
+        discard_paths: Sequence[str] | None = None,
+    ) -> RollbackReport:
+        """Bring the worktree back to `target_sha`. Given only a sha, the checkpoint taken
+        there by this object supplies the ignored-files baseline; if there is none, no
+        ignored file is removed (nothing can tell which ones the step made)."""
+        if isinstance(checkpoint, str):
+            checkpoint = self._recall(checkpoint)
+        target = self._move_head_to(target_sha)
+        further_back = target != checkpoint.sha and git_ok(
+            ["merge-base", "--is-ancestor", target, checkpoint.sha], self.root
+        )
+        scan = scan_worktree(self.root, with_ignored=True)
+        touched = scan.touched(checkpoint.ignored)
+        if discard_paths is None or further_back:
+            plan = touched
+        else:
+            plan = [p for p in touched if any_match(p, tuple(discard_paths)) is not None]
+        self._restore(target, plan, scan)
+        missed = self._still_differing(touched, checkpoint.ignored)
+        if missed:
+            self._restore(target, missed, scan)
+            left = self._still_differing(touched, checkpoint.ignored)
+            if left:
+                raise RollbackError(
+                    f"could not restore {', '.join(left[:5])} to {target[:12]}; "
+                    "the worktree no longer matches any checkpoint"
+                )
+        return RollbackReport(target, touched, not missed, missed)
+
+    def _recall(self, sha: str) -> Checkpoint:
+        full = git_line(["rev-parse", "--verify", f"{sha}^{{commit}}"], self.root)
+        known = self._taken.get(full)
+        if known is not None:
+            return known
+        return Checkpoint(full, "", list_ignored(self.root))
+
+    def _move_head_to(self, target_sha: str) -> str:
+        """Resolve the target and move HEAD (not the files) there; it must be HEAD's ancestor."""
+        try:
+            target = git_line(["rev-parse", "--verify", f"{target_sha}^{{commit}}"], self.root)
+        except GitError:
+            raise ValueError(f"rollback target {target_sha!r} is not a commit") from None
+        head = git_line(["rev-parse", "HEAD"], self.root)
+        if target != head:
+            if not git_ok(["merge-base", "--is-ancestor", target, head], self.root):
+                raise ValueError(f"rollback target {target[:12]} is not behind HEAD on this branch")
+            git(["reset", "-q", "--soft", target], self.root)
+        return target
+
+    def _restore(self, target: str, paths: Sequence[str], scan: WorktreeScan) -> None:
+        """Make each path what it is in `target`: check it out, or remove it if absent there."""
+        if not paths:
+            return
+        present = _object_types(self.root, target, paths)
+        removed = [p for p in paths if p not in present]
+        for rel in sorted(removed, reverse=True):
+            _remove(self.root, rel)
+        unstage = [p for p in removed if p in scan.indexed]
+        if unstage:
+            git(
+                ["rm", "-q", "--cached", "-r", "--ignore-unmatch", "--pathspec-from-file=-"]
+                + ["--pathspec-file-nul"],
+                self.root,
+                stdin=join_z(unstage),
+            )
+        wanted = [p for p in paths if p in present]
+        if not wanted:
+            return
+        for rel in wanted:
+            full = self.root / rel
+            if present[rel] == "blob" and full.is_dir() and not full.is_symlink():
+                _remove(self.root, rel)  # the step put a directory where the target has a file
+        try:
+            git(
+                ["checkout", "-q", target, "--pathspec-from-file=-", "--pathspec-file-nul"],
+                self.root,
+                stdin=join_z(wanted),
+            )
+        except GitError:
+            pass  # whatever did not come back is caught by the verification that follows
+
+    def _still_differing(self, touched: Sequence[str], ignored_before: frozenset[str]) -> list[str]:
+        """The touched paths that git still reports as different from HEAD (the target)."""
+        if not touched:
+            return []
+        args = ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching"]
+        if len(touched) <= _VERIFY_PATHSPEC_LIMIT:
+            args += ["--", *touched]
+        raws, ignored = parse_status_v2(git(args, self.root))
+        reported = [r.path.rstrip("/") for r in raws if r.status != "="]
+        reported += [entry.rstrip("/") for entry in ignored if entry not in ignored_before]
+        differing: list[str] = []
+        wanted = set(touched)
+        for path in reported:
+            owner = path if path in wanted else _covering(path, wanted)
+            if owner is not None and owner not in differing:
+                differing.append(owner)
+        return differing
+
+
+def resolve_rollback_ref(
+    ref: str,
+    checkpoint_sha: str,
+    step_commits: Mapping[str, str],
+    cwd: Path,
+    *,
+    base_commit: str | None = None,
+) -> str:
+    """The commit a rollbackPlan.gitCheckout names: HEAD~1 is the checkpoint before the step,
+    HEAD~N is N-1 commits before it, step:<id> is the commit of that verified step."""
+    text = ref.strip()
+    match = _HEAD_N.fullmatch(text)
+    if match:
+        n = int(match.group(1))
+        if n < 1:
+            raise InvalidRollbackRef(f"{ref}: use HEAD~N with N >= 1 (HEAD~1 = before this step)")
+        rev = checkpoint_sha if n == 1 else f"{checkpoint_sha}~{n - 1}"
+        try:
+            sha = git_line(["rev-parse", "--verify", "-q", f"{rev}^{{commit}}"], cwd)
+        except GitError:
+            raise InvalidRollbackRef(f"{ref} goes back further than the branch's history") from None
+        if base_commit and not git_ok(["merge-base", "--is-ancestor", base_commit, sha], cwd):
+            raise InvalidRollbackRef(
+                f"{ref} goes back past the run's base commit {base_commit[:12]}"
+            )
+        return sha
+    if text.startswith("step:"):
+        step_id = text.removeprefix("step:")
+        if step_id in step_commits:
+            return step_commits[step_id]
+        known = ", ".join(sorted(step_commits)) or "none yet"
+        raise InvalidRollbackRef(f"{ref}: no verified step {step_id!r} (verified: {known})")
+    raise InvalidRollbackRef(
+        f"{ref!r} is not a rollback target; use HEAD~N (N >= 1, HEAD~1 = the checkpoint "
+        "before this step) or step:<stepId>"
+    )
+
+
+def _object_types(cwd: Path, target: str, paths: Sequence[str]) -> dict[str, str]:
+    """The object type (blob, tree, commit) of each path that exists in `target`."""
+    query = "".join(f"{target}:{p}\n" for p in paths).encode("utf-8", errors="surrogateescape")
+    out = git(["cat-file", "--batch-check=%(objecttype)"], cwd, stdin=query)
+    answers = out.decode().splitlines()
+    return {
+        p: answer for p, answer in zip(paths, answers, strict=False) if " " not in answer.strip()
+    }
+
+
+def _remove(root: Path, rel: str) -> None:
+    """Delete a file, link or directory the target does not have, and emptied parents.
+    Failures are left to the verification that follows, which names what is still there."""
+    full = root / rel
+    try:
+        if full.is_dir() and not full.is_symlink():
+            shutil.rmtree(full)
+        elif os.path.lexists(full):
+            full.unlink()
+    except OSError:
+        return
+    parent = full.parent
+    while parent != root and parent.is_relative_to(root):
+        try:
+            parent.rmdir()
+        except OSError:
+            break
+        parent = parent.parent
+
+
+def _covering(path: str, wanted: set[str]) -> str | None:
+    """The touched directory entry that contains `path`, if any."""
+    parts = path.split("/")
+    for i in range(len(parts) - 1, 0, -1):
+        prefix = "/".join(parts[:i])
+        if prefix in wanted:
+            return prefix
+    return None

@@ -1,0 +1,265 @@
+"""A run's private git worktree, on its own branch, inside the user's `.git/`.
+
+The user's working tree is never read for content nor written: the run starts from the
+committed HEAD (uncommitted changes stay where they are, and the run says they exist), and
+only `.git/` metadata changes (the worktree, its branch, one line in `.git/info/exclude`).
+
+A worktree is owned by the process that made it. An owner file next to it records the pid
+and that process's start time; a worktree whose owner is gone was left by a killed run and
+is removed by the next one (`prune_stale_worktrees`). The owner file is written before the
+worktree exists, so there is no moment at which a live run's worktree looks abandoned.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+
+from sandbox.gitcli import GitError, git, git_line, git_ok
+
+WORKTREES_DIR = "coder-worktrees"
+BRANCH_PREFIX = "coder/"
+EXCLUDE_LINE = ".coder/"
+_OWNER_SUFFIX = ".owner.json"
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_CHECKOUT = ("-c", "checkout.workers=0")  # parallel checkout: one worker per core
+
+
+class WorkspaceError(Exception):
+    """The repository cannot host a run; the message is one line for the person (exit 2)."""
+
+
+def new_run_id() -> str:
+    """Sortable by start time (UTC), unique enough for concurrent runs: 20261130-043012-a1b2c3."""
+    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+@dataclass
+class Workspace:
+    repo: Path  # the user's repository (its top level); never written except .git metadata
+    path: Path  # the worktree: <git common dir>/coder-worktrees/<run-id>
+    branch: str  # coder/<run-id>
+    base_commit: str
+    user_tree_dirty: bool
+    detached_head: bool = False
+    notes: list[str] = field(default_factory=list)  # one line each, for the person
+    _closed: bool = field(default=False, init=False, repr=False)
+
+    @classmethod
+    def create(cls, repo: Path, run_id: str) -> Workspace:
+        if not _RUN_ID.fullmatch(run_id):
+            raise WorkspaceError(f"invalid run id {run_id!r}: use letters, digits, '.', '_', '-'")
+        top, common = _locate(Path(repo))
+        base, branch_name = _base(top)
+        ensure_excluded(common)
+        prune_stale_worktrees(top)
+        dirty = bool(git(["status", "--porcelain", "-z", "--untracked-files=normal"], top))
+        branch = BRANCH_PREFIX + run_id
+        if git_ok(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], top):
+            raise WorkspaceError(f"branch {branch} already exists; use another run id")
+        path = common / WORKTREES_DIR / run_id
+        if path.exists():
+            raise WorkspaceError(f"{path} already exists; use another run id")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        owner = _owner_file(path)
+        _write_owner(owner, run_id)
+        try:
+            git([*_CHECKOUT, "worktree", "add", "-q", "-b", branch, str(path), base], top)
+        except BaseException as error:
+            _remove_worktree(top, path)
+            owner.unlink(missing_ok=True)
+            if isinstance(error, GitError):
+                raise WorkspaceError(f"could not create the worktree: {error}") from None
+            raise
+        notes = []
+        if branch_name is None:
+            notes.append(f"HEAD is detached; the run starts from commit {base[:12]}")
+        if dirty:
+            notes.append(
+                "your working tree has uncommitted changes; the run starts from the last "
+                "commit (HEAD) and leaves them untouched"
+            )
+        return cls(
+            repo=top,
+            path=path,
+            branch=branch,
+            base_commit=base,
+            user_tree_dirty=dirty,
+            detached_head=branch_name is None,
+            notes=notes,
+        )
+
+    def close(self) -> None:
+        """Remove the worktree (the branch and its commits stay). Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            _remove_worktree(self.repo, self.path)
+        finally:
+            _owner_file(self.path).unlink(missing_ok=True)
+
+    def delete_branch(self) -> None:
+        """Close, then delete the run's branch: for a run that ends before it began."""
+        self.close()
+        git(["branch", "-q", "-D", self.branch], self.repo, check=False)
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def prune_stale_worktrees(repo: Path) -> list[Path]:
+    """Remove worktrees whose owning process is gone; returns the paths removed."""
+    top, common = _locate(Path(repo))
+    root = common / WORKTREES_DIR
+    if not root.is_dir():
+        return []
+    run_ids = {p.name for p in root.iterdir() if p.is_dir()}
+    run_ids |= {p.name.removesuffix(_OWNER_SUFFIX) for p in root.glob("*" + _OWNER_SUFFIX)}
+    pruned: list[Path] = []
+    for run_id in sorted(run_ids):
+        path = root / run_id
+        owner = _owner_file(path)
+        if not _is_stale(owner):
+            continue
+        _remove_worktree(top, path, prune=False)
+        owner.unlink(missing_ok=True)
+        pruned.append(path)
+    if pruned:
+        git(["worktree", "prune"], top, check=False)
+    return pruned
+
+
+def ensure_excluded(common_dir: Path) -> None:
+    """Add `.coder/` to the repository's info/exclude once (it holds run outputs)."""
+    exclude = common_dir / "info" / "exclude"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    text = exclude.read_text() if exclude.exists() else ""
+    if any(
+        line.strip() in (".coder", ".coder/", "/.coder", "/.coder/") for line in text.splitlines()
+    ):
+        return
+    separator = "" if not text or text.endswith("\n") else "\n"
+    with exclude.open("a") as handle:
+        handle.write(f"{separator}{EXCLUDE_LINE}\n")
+
+
+def _locate(repo: Path) -> tuple[Path, Path]:
+    """(top level, git common dir), or WorkspaceError saying why `repo` cannot host a run."""
+    if not repo.is_dir():
+        raise WorkspaceError(f"{repo} is not a directory")
+    try:
+        bare, in_tree = (
+            git(["rev-parse", "--is-bare-repository", "--is-inside-work-tree"], repo)
+            .decode()
+            .split()
+        )
+    except (GitError, ValueError):
+        raise WorkspaceError(f"{repo} is not a git repository (run `git init` first)") from None
+    if bare == "true":
+        raise WorkspaceError(f"{repo} is a bare repository; coder needs one with a working tree")
+    if in_tree != "true":
+        raise WorkspaceError(f"{repo} is inside a .git directory, not a working tree")
+    try:
+        out = git(
+            ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], repo
+        )
+    except GitError as error:
+        raise WorkspaceError(f"{repo}: {error}") from None
+    top, common = out.decode("utf-8", errors="surrogateescape").splitlines()[:2]
+    return Path(top).resolve(), Path(common).resolve()
+
+
+def _base(top: Path) -> tuple[str, str | None]:
+    """(HEAD commit, current branch or None when detached)."""
+    try:
+        branch: str | None = git_line(["symbolic-ref", "-q", "--short", "HEAD"], top)
+    except GitError:
+        branch = None
+    try:
+        base = git_line(["rev-parse", "--verify", "-q", "HEAD^{commit}"], top)
+    except GitError:
+        raise WorkspaceError(
+            f"{top} has no commits on {branch or 'HEAD'} yet (unborn HEAD); "
+            "commit something for the run to start from"
+        ) from None
+    return base, branch
+
+
+def _owner_file(path: Path) -> Path:
+    return path.with_name(path.name + _OWNER_SUFFIX)
+
+
+def _write_owner(owner: Path, run_id: str) -> None:
+    pid = os.getpid()
+    record = {"run_id": run_id, "pid": pid, "started": _start_time(pid), "host": _host()}
+    owner.write_text(json.dumps(record) + "\n")
+
+
+def _is_stale(owner: Path) -> bool:
+    """Whether the process that owns a worktree is gone (no owner file: nobody owns it)."""
+    try:
+        record = json.loads(owner.read_text())
+        pid = int(record["pid"])
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError, KeyError, TypeError):
+        return True
+    if record.get("host") != _host():
+        return False  # another machine's run (shared file system): not ours to judge
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass
+    started = record.get("started")
+    return started is not None and _start_time(pid) != started
+
+
+def _start_time(pid: int) -> str | None:
+    """The kernel's start time of `pid` (tells a live owner from a reused pid)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def _host() -> str:
+    return socket.gethostname()
+
+
+def _remove_worktree(top: Path, path: Path, *, prune: bool = True) -> None:
+    try:
+        git(["worktree", "remove", "--force", "--force", str(path)], top)
+    except GitError:
+        if path.exists():
+            shutil.rmtree(path, onerror=_make_writable_and_retry)
+        if prune:
+            git(["worktree", "prune"], top, check=False)
+
+
+def _make_writable_and_retry(func, target, _exc_info):  # type: ignore[no-untyped-def]
+    """A step may have made directories read-only; the worktree must still go."""
+    parent = os.path.dirname(target)
+    os.chmod(parent, 0o700)
+    if os.path.isdir(target) and not os.path.islink(target):
+        os.chmod(target, 0o700)
+    func(target)

@@ -1,0 +1,148 @@
+"""TAP as `node --test` prints it (the default reporter when stdout is not a terminal).
+
+Nested subtests are indented four spaces per level and announced by `# Subtest: name`, so a
+test's id is the path of names from the outermost suite: "suite > test".
+"""
+
+from __future__ import annotations
+
+import re
+
+from summarizers.logformats.context import add_unique, references, windows
+from summarizers.logformats.model import Failure, ParsedLog
+
+TEST_LINE = re.compile(r"^(\s*)(not ok|ok) \d+(?: - (.*?))?(?: # (SKIP|TODO|skip|todo)\b.*)?$")
+SUBTEST = re.compile(r"^(\s*)# Subtest: (.*)$")
+_COUNT = re.compile(r"^# (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$")
+_KEY = re.compile(r"^(\s*)(\w+):(?: (.*))?$")
+_INTERNAL = ("node:internal", "node:async_hooks", "(<anonymous>)", "new Promise", "Array.map")
+SEPARATOR = " > "
+
+
+def sniff(lines: list[str]) -> float:
+    score = 0.0
+    for line in lines:
+        if line.startswith("TAP version"):
+            score += 5
+        elif line.lstrip().startswith("# Subtest:"):
+            score += 1
+        elif _COUNT.match(line):
+            score += 2
+        elif line.lstrip().startswith(("ok ", "not ok ")) and TEST_LINE.match(line):
+            score += 0.5
+    return min(score, 25.0)
+
+
+def test_path(stack: list[str], level: int, name: str) -> str:
+    return SEPARATOR.join([*stack[:level], name])
+
+
+def parse(lines: list[str]) -> ParsedLog:
+    log = ParsedLog(format="node-tap", lines=lines)
+    stack: list[str] = []
+    counts: list[str] = []
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        sub = SUBTEST.match(line)
+        if sub:
+            level = len(sub.group(1)) // 4
+            del stack[level:]
+            stack.extend([""] * (level - len(stack)))
+            stack.append(sub.group(2))
+            i += 1
+            continue
+        m = TEST_LINE.match(line)
+        if not m:
+            c = _COUNT.match(line)
+            if c:
+                counts.append(f"{c.group(1)} {c.group(2)}")
+            i += 1
+            continue
+        level = len(m.group(1)) // 4
+        name = (m.group(3) or "").replace("\\#", "#")
+        yaml_start, yaml_end = _yaml_block(lines, i + 1)
+        if m.group(2) == "ok" or m.group(4):
+            log.drop("passing/progress lines", 1 + yaml_end - yaml_start)
+        else:
+            failure = _failure(lines, test_path(stack, level, name), yaml_start, yaml_end, log)
+            if failure is not None:
+                log.failures.append(failure)
+        i = max(i + 1, yaml_end)
+    if counts:
+        log.counts = [", ".join(counts)]
+    return log
+
+
+def _yaml_block(lines: list[str], start: int) -> tuple[int, int]:
+    if start >= len(lines) or lines[start].strip() != "---":
+        return start, start
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    for j in range(start + 1, len(lines)):
+        if lines[j].strip() == "..." and len(lines[j]) - len(lines[j].lstrip()) == indent:
+            return start, j + 1
+    return start, len(lines)
+
+
+def _failure(lines: list[str], ident: str, start: int, end: int, log: ParsedLog) -> Failure | None:
+    fields: dict[str, tuple[int, str]] = {}
+    key_indent = None
+    current = ""
+    owner: dict[int, str] = {}
+    for j in range(start + 1, max(start + 1, end - 1)):
+        km = _KEY.match(lines[j])
+        if km and (key_indent is None or len(km.group(1)) == key_indent):
+            key_indent = len(km.group(1))
+            current = km.group(2)
+            fields[current] = (j, (km.group(3) or "").strip())
+        owner[j] = current
+    if fields.get("failureType", (0, ""))[1].strip("'") == "subtestsFailed":
+        return None
+    failure = Failure(id=ident)
+    failure.exc_type = _unquote(fields.get("name", (0, ""))[1]) or _unquote(
+        fields.get("code", (0, ""))[1]
+    )
+    error_lines = [
+        j for j, k in owner.items() if k == "error" and j != fields.get("error", (-1,))[0]
+    ]
+    inline = _unquote(fields.get("error", (0, ""))[1])
+    if inline and inline not in ("|-", "|", ">-"):
+        failure.message = inline
+    elif error_lines:
+        body = [j for j in error_lines if lines[j].strip()]
+        if body:
+            failure.message = join_continuation([lines[j].strip() for j in body[:2]])
+            failure.details = body[1:10]
+            failure.details_dropped = max(0, len(body) - 10)
+    compared = [fields[k][0] for k in ("expected", "actual", "operator") if k in fields]
+    compared += [j for j, k in owner.items() if k in ("expected", "actual") and j not in compared]
+    failure.details = sorted(set(failure.details) | set(compared))[:14]
+    interesting = [fields[k][0] for k in ("error", "location") if k in fields] + compared
+    if "location" in fields:
+        add_unique(failure.locations, references(_unquote(fields["location"][1]), None))
+    for j, k in owner.items():
+        text = lines[j]
+        if k == "stack":
+            if any(mark in text for mark in _INTERNAL):
+                log.noise.add(j)
+            else:
+                interesting.append(j)
+                add_unique(failure.locations, references(text, None))
+        elif k in ("duration_ms", "failureType", "type"):
+            log.noise.add(j)
+    failure.blocks = windows(interesting, start + 1, max(start + 1, end - 1))
+    return failure
+
+
+def join_continuation(first_two: list[str]) -> str:
+    """node's assertion messages end the first line with ':' and put the values on the next."""
+    if len(first_two) == 2 and first_two[0].endswith(":"):
+        return f"{first_two[0]} {first_two[1]}"
+    return first_two[0] if first_two else ""
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1].replace("''", "'")
+    return value

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from ci_repos import FAST_PYTEST, git, js_pr, python_pr, write
+
+from coder.ci.suite import choose_test_command, compare_runs, run_suite
+from coder.ci.trees import commit_tree
+from sandbox.confine import make_sandbox
+
+
+def test_tests_run_in_a_worktree_of_the_commit_and_new_failures_are_told_apart(
+    tmp_path: Path,
+) -> None:
+    repo, base, head = python_pr(tmp_path)
+    with commit_tree(repo, head) as tree:
+        assert tree != repo and (tree / "extra.py").is_file()
+        choice = choose_test_command(None, tree)
+        assert choice.command is not None and choice.command.source == "detected"
+        assert choice.command.command == "python -m pytest -q"
+        command = FAST_PYTEST
+        at_head = run_suite(make_sandbox("auto", tree), tree, command, ref="feature", commit=head)
+    with commit_tree(repo, base) as tree:
+        at_base = run_suite(make_sandbox("auto", tree), tree, command, ref="main", commit=base)
+    assert not at_head.run.passed and not at_base.run.passed
+    assert "test_extra.py::test_triple" in at_head.failing
+    assert "test_calc.py::test_known_bug" in at_head.failing & at_base.failing
+    new, fixed = compare_runs(at_head, at_base)
+    assert new == ["test_extra.py::test_triple"] and fixed == []
+    assert "test_triple" in at_head.run.log
+    assert not (repo / "extra.py").exists()
+    assert git(repo, "status", "--porcelain") == ""
+    assert "coder/" not in git(repo, "branch", "--list")
+    assert git(repo, "worktree", "list").count("\n") == 0
+
+
+def test_command_from_flag_then_config_then_detection(tmp_path: Path) -> None:
+    repo, _base, _head = js_pr(tmp_path)
+    assert choose_test_command(None, repo).command.command == "node --test"  # type: ignore[union-attr]
+    write(repo, {".coder.toml": 'test_cmd = "npm test"\n'})
+    chosen = choose_test_command(None, repo).command
+    assert chosen is not None and (chosen.command, chosen.source) == ("npm test", "config")
+    flagged = choose_test_command("node --test test/", repo).command
+    assert flagged is not None and flagged.source == "flag"
+    write(repo, {".coder.toml": 'test_cmnd = "x"\n'})
+    broken = choose_test_command(None, repo)
+    assert broken.warnings and "test_cmnd" in broken.warnings[0]
+    assert broken.command is not None and broken.command.source == "detected"

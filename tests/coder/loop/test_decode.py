@@ -1,0 +1,53 @@
+from coder.loop.decode import decode
+from coder.models.base import ModelReply, ToolCall, Usage
+from coder.tools.specs import EXECUTE_TOOLS, PLAN_TOOLS
+from contracts.decisions import Act, Ask, Final, ParseError, Stop
+
+
+def reply(*calls: tuple[str, dict], text: str = "", errors: list[str] | None = None) -> ModelReply:
+    tool_calls = [ToolCall(f"c{i}", name, args) for i, (name, args) in enumerate(calls)]
+    return ModelReply(text, tool_calls, "tool_use", Usage(), 0.0, errors or [])
+
+
+def test_no_call_is_a_parse_error_listing_the_phase_tools():
+    decision = decode(reply(text="thinking"), PLAN_TOOLS)
+    assert isinstance(decision, ParseError)
+    assert "submit_plan" in decision.message and "edit_file" not in decision.message
+
+
+def test_unrepairable_call_is_shown_to_the_model():
+    decision = decode(
+        reply(errors=["<tool_call>{bad json</tool_call>: unterminated"]), EXECUTE_TOOLS
+    )
+    assert isinstance(decision, ParseError) and "unterminated" in decision.message
+
+
+def test_plain_calls_are_act():
+    decision = decode(
+        reply(("read_file", {"path": "a"}), ("search", {"pattern": "x"})), EXECUTE_TOOLS
+    )
+    assert isinstance(decision, Act) and [c.tool for c in decision.calls] == ["read_file", "search"]
+
+
+def test_first_control_call_decides_and_earlier_calls_run_first():
+    decision = decode(
+        reply(
+            ("edit_file", {"path": "a", "old_text": "x", "new_text": "y"}),
+            ("finish_step", {"summary": "s"}),
+            ("run", {"command": "ls"}),
+        ),
+        EXECUTE_TOOLS,
+    )
+    assert isinstance(decision, Final) and decision.tool == "finish_step"
+    assert [c.tool for c in decision.before] == ["edit_file"]
+
+
+def test_ask_and_stop():
+    assert isinstance(decode(reply(("ask_user", {"question": "q?"})), PLAN_TOOLS), Ask)
+    stop = decode(reply(("stop", {"reason": "cannot"})), EXECUTE_TOOLS)
+    assert isinstance(stop, Stop) and stop.reason == "cannot"
+
+
+def test_a_tool_of_another_phase_is_kept_as_a_call_not_a_control():
+    decision = decode(reply(("finish_step", {"summary": "s"})), PLAN_TOOLS)
+    assert isinstance(decision, Act) and decision.calls[0].tool == "finish_step"

@@ -1,0 +1,262 @@
+"""End to end: the contract loop on real temporary git repositories with the scripted model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from calcrepo import FIX_ADD, FIX_STEP, plan, step
+from gitrepo import git, snapshot
+
+from coder.loop.runner import RunOptions, run_task
+from coder.loop.trace import read_trace
+
+
+def run(repo: Path, model: str, **kw) -> tuple:
+    outcome = run_task(RunOptions(repo=repo, task="make add() add", model=model, **kw))
+    return outcome.result, outcome.run_dir, read_trace(outcome.run_dir / "trace.jsonl")
+
+
+def test_happy_path_verifies_commits_and_leaves_user_tree_alone(calc_repo, script):
+    before = snapshot(calc_repo)
+    result, run_dir, events = run(
+        calc_repo,
+        script(
+            plan(FIX_STEP),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed"}},
+        ),
+    )
+    assert (result.status, result.stop_reason) == ("verified", "completed")
+    assert [s.status for s in result.steps] == ["verified"]
+    assert {i.kind: i.status for i in result.steps[0].invariants} == {
+        "files_within_scope": "passed",
+        "tests_pass": "passed",
+        "signature_unchanged": "passed",
+    }
+    assert result.plan_versions == 1 and result.rollbacks == 0 and result.model_turns == 3
+    assert "return a + b" in result.patch
+    assert (run_dir / "final.patch").read_text() == result.patch
+    assert json.loads((run_dir / "plan.v1.json").read_text())["steps"][0]["stepId"] == "fix-add"
+    assert git(calc_repo, "show", f"{result.branch}:calc.py").count("return a + b") == 1
+    assert snapshot(calc_repo) == before
+    assert not list((calc_repo / ".git" / "coder-worktrees").glob("*"))
+    types = [e["type"] for e in events]
+    for expected in (
+        "run_started",
+        "model_call",
+        "decision",
+        "action",
+        "observation",
+        "plan_submitted",
+        "step_started",
+        "checkpoint",
+        "verification",
+        "step_verified",
+        "run_finished",
+    ):
+        assert expected in types
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+
+
+def test_broken_signature_is_rolled_back_and_revised(calc_repo, script):
+    broken = {
+        "path": "calc.py",
+        "old_text": "def add(a, b):\n    return a - b",
+        "new_text": "def add(x, y):\n    return x + y",
+    }
+    result, run_dir, events = run(
+        calc_repo,
+        script(
+            plan(FIX_STEP),
+            {"tool": "edit_file", "input": broken},
+            {"tool": "finish_step", "input": {"summary": "renamed and fixed"}},
+            plan(FIX_STEP),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed"}},
+        ),
+    )
+    assert result.status == "verified"
+    assert (result.rollbacks, result.plan_versions, result.revisions) == (1, 2, 1)
+    assert result.steps[0].attempts == 2
+    failed = [e for e in events if e["type"] == "verification" and e["status"] == "failed"]
+    assert [e["kind"] for e in failed] == ["signature_unchanged"]
+    assert "add(x, y)" in failed[0]["evidence"]
+    rollback = next(e for e in events if e["type"] == "rollback")
+    assert rollback["complete"] is True and rollback["paths"] == ["calc.py"]
+    assert (run_dir / "plan.v2.json").is_file()
+    assert "def add(a, b)" in git(calc_repo, "show", f"{result.branch}:calc.py")
+
+
+def test_edit_outside_step_files_is_denied(calc_repo, script):
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(FIX_STEP),
+            {
+                "tool": "edit_file",
+                "input": {"path": "README.md", "old_text": "calc", "new_text": "CALC"},
+            },
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed"}},
+        ),
+    )
+    denied = [e for e in events if e["type"] == "observation" and e["status"] == "denied"]
+    assert len(denied) == 1 and "calc.py" in denied[0]["text"]
+    assert result.status == "verified"
+    assert git(calc_repo, "show", f"{result.branch}:README.md") == "calc\n"
+
+
+def test_shell_edit_outside_scope_is_caught_from_the_diff(calc_repo, script):
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(FIX_STEP),
+            {
+                "calls": [
+                    {"tool": "edit_file", "input": FIX_ADD},
+                    {"tool": "run", "input": {"command": "echo drift >> README.md"}},
+                ]
+            },
+            {"tool": "finish_step", "input": {"summary": "fixed"}},
+            plan(FIX_STEP),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed, no drift"}},
+        ),
+    )
+    scope = [e for e in events if e["type"] == "verification" and e["kind"] == "files_within_scope"]
+    assert [e["status"] for e in scope] == ["failed", "passed"]
+    assert "README.md" in scope[0]["evidence"]
+    assert result.status == "verified" and result.rollbacks == 1
+    assert git(calc_repo, "show", f"{result.branch}:README.md") == "calc\n"
+
+
+def test_text_turn_becomes_parse_error_and_the_run_goes_on(calc_repo, script):
+    result, _, events = run(
+        calc_repo,
+        script(
+            {"text": "I think I should plan first."},
+            plan(FIX_STEP),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed"}},
+        ),
+    )
+    assert result.status == "verified" and result.model_turns == 4
+    parse = [e for e in events if e["type"] == "decision" and e["decision"] == "parse_error"]
+    assert len(parse) == 1
+    feedback = next(e for e in events if e["type"] == "observation" and e["tool"] is None)
+    assert "submit_plan" in feedback["text"] and "no tool call" in feedback["text"]
+
+
+def test_script_exhausted_is_model_error_and_repo_unchanged(calc_repo, script):
+    before = snapshot(calc_repo)
+    result, _, _ = run(calc_repo, script(plan(FIX_STEP), {"tool": "edit_file", "input": FIX_ADD}))
+    assert (result.status, result.stop_reason) == ("failed", "model_error")
+    assert snapshot(calc_repo) == before
+    assert git(calc_repo, "rev-parse", result.branch).strip() == result.base_commit
+
+
+def test_max_turns_stops_with_turn_budget(calc_repo, script):
+    result, _, _ = run(
+        calc_repo,
+        script(
+            plan(FIX_STEP),
+            {"tool": "read_file", "input": {"path": "calc.py"}},
+            {"tool": "read_file", "input": {"path": "README.md"}},
+            {"tool": "edit_file", "input": FIX_ADD},
+        ),
+        max_turns=2,
+    )
+    assert result.stop_reason == "turn_budget" and result.model_turns == 2
+
+
+def test_invalid_plan_is_rejected_then_a_valid_one_accepted(calc_repo, script):
+    bad = plan(step("fix-add", ["/etc/passwd"], ["make it nice"], deps=["nope"]))
+    result, _, events = run(
+        calc_repo,
+        script(
+            bad,
+            plan(FIX_STEP),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed"}},
+        ),
+    )
+    rejected = [e for e in events if e["type"] == "plan_rejected"]
+    assert len(rejected) == 1 and len(rejected[0]["problems"]) >= 3
+    assert result.status == "verified" and result.plan_versions == 1
+
+
+def test_ask_user_without_terminal_needs_input(calc_repo, script):
+    result, _, _ = run(calc_repo, script({"tool": "ask_user", "input": {"question": "Which add?"}}))
+    assert (result.status, result.stop_reason) == ("stopped", "needs_input")
+
+
+def test_hanging_test_command_evidence_says_timed_out(calc_repo, script):
+    hang = {"path": "calc.py", "old_text": "return a - b", "new_text": "while True:\n        pass"}
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(FIX_STEP),
+            {"tool": "edit_file", "input": hang},
+            {"tool": "finish_step", "input": {"summary": "oops"}},
+        ),
+        cmd_timeout_s=2,
+        max_revisions=0,
+    )
+    tests = next(e for e in events if e["type"] == "verification" and e["kind"] == "tests_pass")
+    assert tests["status"] == "failed" and "timed out" in tests["evidence"]
+    assert result.stop_reason == "revisions_exhausted"
+
+
+def test_breaking_a_test_that_passed_at_base_fails_the_final_check(calc_repo, script):
+    only_add = step(
+        "fix-add", ["calc.py"], [{"kind": "tests_pass", "paths": ["tests/test_calc.py::test_add"]}]
+    )
+    breaks_scale = {
+        "path": "calc.py",
+        "old_text": "return value * factor",
+        "new_text": "return value",
+    }
+    result, _, _ = run(
+        calc_repo,
+        script(
+            plan(only_add),
+            {
+                "calls": [
+                    {"tool": "edit_file", "input": FIX_ADD},
+                    {"tool": "edit_file", "input": breaks_scale},
+                ]
+            },
+            {"tool": "finish_step", "input": {"summary": "fixed"}},
+        ),
+    )
+    assert result.stop_reason == "final_check_failed" and result.status == "failed"
+    assert result.final_check is not None
+    assert result.final_check.new_failures == ["tests/test_calc.py::test_scale"]
+
+
+def test_api_key_never_reaches_commands_or_trace(calc_repo, script, monkeypatch):
+    secret = "sk-ant-test-0123456789abcdef"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
+    monkeypatch.setenv("GITHUB_TOKEN", secret + "-gh")
+    result, run_dir, events = run(
+        calc_repo,
+        script(
+            plan(
+                step(
+                    "probe",
+                    ["calc.py"],
+                    [{"kind": "command_succeeds", "command": "env; cat /proc/self/environ"}],
+                )
+            ),
+            {
+                "tool": "run",
+                "input": {"command": "env; echo $ANTHROPIC_API_KEY; cat /proc/1/environ"},
+            },
+            {"tool": "finish_step", "input": {"summary": "looked"}},
+        ),
+    )
+    outputs = [e for e in events if e["type"] in ("observation", "verification")]
+    assert outputs
+    for path in run_dir.iterdir():
+        assert secret not in path.read_text(errors="replace")

@@ -1,0 +1,311 @@
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+from fake_model_servers import Reply, fake_openai, openai_completion, openai_error, openai_tool_call
+
+from coder.models.base import (
+    Message,
+    ModelError,
+    ModelReply,
+    TextPart,
+    ToolCall,
+    ToolCallPart,
+    ToolResultPart,
+    ToolSpec,
+    Usage,
+)
+from coder.models.openai_model import NO_KEY, OpenAIModel, to_openai_messages
+from coder.models.transport import RetryPolicy
+
+KEY = "sk-test-SECRET-abcdefghijklmnop"
+FAST = RetryPolicy(max_retries=2, backoff_s=0.01, max_backoff_s=0.05)
+TOOLS = [
+    ToolSpec(
+        "read_file",
+        "Read a file.",
+        {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+    ),
+    ToolSpec(
+        "edit_file",
+        "Replace text.",
+        {
+            "type": "object",
+            "properties": {"path": {}, "old_text": {}, "new_text": {}},
+            "required": ["path", "old_text", "new_text"],
+        },
+    ),
+    ToolSpec("list_files", "List files.", {"type": "object", "properties": {"glob": {}}}),
+]
+EDIT_FORM = '<tool_call>{"name": "edit_file", "arguments": {"path": "...", "old_text": "...", "new_text": "..."}}</tool_call>'
+
+
+def _model(base_url: str, **kwargs: object) -> OpenAIModel:
+    options: dict = {"api_key": KEY, "base_url": base_url, "retry": FAST, "timeout_s": 5.0}
+    options.update(kwargs)
+    return OpenAIModel("local-test", **options)
+
+
+def _ask(model: OpenAIModel, messages: list[Message] | None = None) -> ModelReply:
+    return model.complete(
+        system="Be brief.",
+        messages=messages or [Message.user("fix add")],
+        tools=TOOLS,
+        max_tokens=256,
+    )
+
+
+def _reply_to(completion: dict) -> ModelReply:
+    with fake_openai([completion]) as server:
+        return _ask(_model(server.base_url))
+
+
+def test_tool_call_round_trip() -> None:
+    call = openai_tool_call("read_file", json.dumps({"path": "calc.py"}), id="call_abc")
+    with fake_openai([openai_completion(tool_calls=[call])]) as server:
+        reply = _ask(_model(server.base_url))
+    assert reply.tool_calls == [ToolCall("call_abc", "read_file", {"path": "calc.py"})]
+    assert reply.stop_reason == "tool_use" and reply.parse_errors == []
+    request = server.requests[0]
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    body = request.body
+    assert body["model"] == "local-test" and body["max_tokens"] == 256
+    assert body["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "fix add"},
+    ]
+    assert body["tools"][0] == {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Read a file.",
+            "parameters": TOOLS[0].input_schema,
+        },
+    }
+
+
+def test_tool_results_are_paired_with_their_calls() -> None:
+    history = [
+        Message.user("fix add"),
+        Message(
+            "assistant",
+            (
+                TextPart("Reading two files."),
+                ToolCallPart("call_a", "read_file", {"path": "a.py"}),
+                ToolCallPart("call_b", "read_file", {"path": "b.py"}),
+            ),
+        ),
+        Message(
+            "user",
+            (
+                ToolResultPart("call_a", "no such file: a.py", is_error=True),
+                ToolResultPart("call_b", "def add(a, b): ..."),
+                TextPart("Budget: 3 turns left."),
+            ),
+        ),
+        Message.user("Remember the tests."),
+    ]
+    with fake_openai([openai_completion(content="done")]) as server:
+        reply = _ask(_model(server.base_url), history)
+    assert reply.text == "done" and reply.stop_reason == "end_turn"
+    messages = server.requests[0].body["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "tool", "user"]
+    assistant = messages[2]
+    assert assistant["content"] == "Reading two files."
+    assert [
+        (c["id"], c["function"]["name"], json.loads(c["function"]["arguments"]))
+        for c in assistant["tool_calls"]
+    ] == [
+        ("call_a", "read_file", {"path": "a.py"}),
+        ("call_b", "read_file", {"path": "b.py"}),
+    ]
+    assert messages[3] == {
+        "role": "tool",
+        "tool_call_id": "call_a",
+        "content": "ERROR: no such file: a.py",
+    }
+    assert messages[4] == {
+        "role": "tool",
+        "tool_call_id": "call_b",
+        "content": "def add(a, b): ...",
+    }
+    assert messages[5] == {
+        "role": "user",
+        "content": "Budget: 3 turns left.\n\nRemember the tests.",
+    }
+
+
+def test_assistant_with_only_calls_has_null_content() -> None:
+    wire = to_openai_messages("", [Message("assistant", (ToolCallPart("c1", "list_files", {}),))])
+    assert wire == [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "list_files", "arguments": "{}"},
+                }
+            ],
+        }
+    ]
+
+
+# Malformed tool calls from small local models, through the real server and SDK.
+
+
+def test_arguments_given_as_an_object_are_repaired() -> None:
+    reply = _reply_to(
+        openai_completion(tool_calls=[openai_tool_call("read_file", {"path": "a.py"}, id="c1")])
+    )
+    assert reply.tool_calls == [ToolCall("c1", "read_file", {"path": "a.py"})]
+    assert reply.parse_errors == []
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        "{'path': 'a.py'}",
+        '{"path": "a.py",}',
+        '```json\n{"path": "a.py"}\n```',
+        json.dumps(json.dumps({"path": "a.py"})),
+    ],
+    ids=["single-quotes", "trailing-comma", "fenced", "double-encoded"],
+)
+def test_malformed_argument_strings_are_repaired(arguments: str) -> None:
+    reply = _reply_to(
+        openai_completion(tool_calls=[openai_tool_call("read_file", arguments, id="c1")])
+    )
+    assert reply.tool_calls == [ToolCall("c1", "read_file", {"path": "a.py"})]
+    assert reply.parse_errors == [] and reply.stop_reason == "tool_use"
+
+
+def test_missing_arguments_key_is_repaired_when_the_tool_needs_none() -> None:
+    raw = {"id": "c1", "type": "function", "function": {"name": "list_files"}}
+    reply = _reply_to(openai_completion(tool_calls=[raw]))
+    assert reply.tool_calls == [ToolCall("c1", "list_files", {})]
+
+
+def test_missing_arguments_key_is_reported_when_the_tool_needs_some() -> None:
+    raw = {"id": "c1", "type": "function", "function": {"name": "edit_file"}}
+    reply = _reply_to(openai_completion(tool_calls=[raw]))
+    assert reply.tool_calls == []
+    assert len(reply.parse_errors) == 1
+    assert "needs path, old_text, new_text" in reply.parse_errors[0]
+    assert EDIT_FORM in reply.parse_errors[0]
+
+
+def test_unrepairable_arguments_are_reported_with_the_exact_form() -> None:
+    bad = openai_tool_call(
+        "edit_file", '{"path": "calc.py", "old_text": "a - b", "new_text": ', id="c1"
+    )
+    good = openai_tool_call("read_file", '{"path": "calc.py"}', id="c2")
+    reply = _reply_to(openai_completion(tool_calls=[bad, good]))
+    assert reply.tool_calls == [ToolCall("c2", "read_file", {"path": "calc.py"})]
+    assert len(reply.parse_errors) == 1
+    assert reply.parse_errors[0].startswith("tool call 'edit_file': not valid JSON")
+    assert EDIT_FORM in reply.parse_errors[0]
+
+
+def test_tool_call_written_in_tags_is_repaired_with_a_fresh_id() -> None:
+    content = 'Let me look.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "a.py"}}\n</tool_call>'
+    reply = _reply_to(openai_completion(content=content, finish_reason="stop"))
+    assert reply.tool_calls == [ToolCall("call_local_1", "read_file", {"path": "a.py"})]
+    assert reply.text == "Let me look."
+    assert reply.stop_reason == "tool_use"
+
+
+def test_tool_call_in_a_fenced_block_is_repaired() -> None:
+    content = '```json\n{"name": "edit_file", "arguments": {"path": "a.py", "old_text": "-", "new_text": "+",}}\n```'
+    reply = _reply_to(openai_completion(content=content))
+    assert reply.tool_calls == [
+        ToolCall("call_local_1", "edit_file", {"path": "a.py", "old_text": "-", "new_text": "+"})
+    ]
+
+
+def test_broken_tagged_call_is_reported() -> None:
+    content = (
+        "<tool_call>{'name': 'edit_file', 'arguments': {'path': 'a.py', 'old_text': </tool_call>"
+    )
+    reply = _reply_to(openai_completion(content=content))
+    assert reply.tool_calls == [] and reply.stop_reason == "end_turn"
+    assert len(reply.parse_errors) == 1 and EDIT_FORM in reply.parse_errors[0]
+
+
+def test_ids_for_repaired_calls_stay_unique_across_turns() -> None:
+    content = '<tool_call>{"name": "list_files", "arguments": {}}</tool_call>'
+    with fake_openai([openai_completion(content=content)] * 2) as server:
+        model = _model(server.base_url)
+        ids = [_ask(model).tool_calls[0].id, _ask(model).tool_calls[0].id]
+    assert ids == ["call_local_1", "call_local_2"]
+
+
+def test_plain_text_reply_has_no_calls_and_no_errors() -> None:
+    reply = _reply_to(openai_completion(content="I think add() subtracts."))
+    assert reply.text == "I think add() subtracts."
+    assert reply.tool_calls == [] and reply.parse_errors == [] and reply.stop_reason == "end_turn"
+
+
+# Transport: errors, retries, timeouts, usage.
+
+
+def test_usage_and_cached_tokens_are_carried_through() -> None:
+    reply = _reply_to(
+        openai_completion(content="ok", prompt_tokens=900, completion_tokens=12, cached_tokens=800)
+    )
+    assert reply.usage == Usage(input_tokens=900, output_tokens=12, cache_read_tokens=800)
+    assert reply.latency_s > 0
+
+
+def test_overloaded_then_success_is_retried() -> None:
+    replies = [openai_error(503, "loading model"), openai_completion(content="ok")]
+    with fake_openai(replies) as server:
+        assert _ask(_model(server.base_url)).text == "ok"
+    assert len(server.requests) == 2
+
+
+def test_bad_request_is_typed() -> None:
+    with (
+        fake_openai([openai_error(400, "context length exceeded")]) as server,
+        pytest.raises(ModelError) as err,
+    ):
+        _ask(_model(server.base_url))
+    assert err.value.kind == "bad_request" and "context length exceeded" in err.value.message
+    assert len(server.requests) == 1
+
+
+def test_rejected_key_never_shows_the_key(
+    caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    rejection = openai_error(401, f"Incorrect API key provided: {KEY}")
+    with fake_openai([rejection]) as server, pytest.raises(ModelError) as err:
+        _ask(_model(server.base_url))
+    assert err.value.kind == "auth" and "OPENAI_API_KEY" in err.value.message
+    captured = capsys.readouterr()
+    for text in (str(err.value), repr(err.value), captured.out, captured.err, caplog.text):
+        assert KEY not in text
+
+
+def test_slow_server_times_out() -> None:
+    with fake_openai([Reply(openai_completion(content="late"), delay_s=3.0)]) as server:
+        with pytest.raises(ModelError) as err:
+            _ask(_model(server.base_url, timeout_s=0.3))
+    assert err.value.kind == "timeout"
+
+
+def test_placeholder_key_is_sent_to_local_servers() -> None:
+    with fake_openai([openai_completion(content="ok")]) as server:
+        _ask(_model(server.base_url, api_key=NO_KEY))
+    assert server.requests[0].headers["authorization"] == f"Bearer {NO_KEY}"
+
+
+def test_reasoning_blocks_are_dropped_from_the_reply() -> None:
+    content = '<think>first read a.py</think>\n<tool_call>{"name": "list_files"}</tool_call>'
+    reply = _reply_to(openai_completion(content=content))
+    assert reply.tool_calls == [ToolCall("call_local_1", "list_files", {})]
+    assert reply.text == ""

@@ -1,0 +1,192 @@
+"""The CLI as a person uses it: a real subprocess, real exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from calcrepo import CALC, FIX_ADD, FIX_STEP, PYPROJECT, TESTS, plan, step
+from gitrepo import make_repo, snapshot, write_script
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def coder(*args: str, cwd: Path | None = None, **kw) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "coder", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        **kw,
+    )
+
+
+def calc(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", {"calc.py": CALC, "tests/test_calc.py": TESTS,
+                                         "pyproject.toml": PYPROJECT})
+
+
+def test_run_verified_exits_0_and_json_prints_result(tmp_path):
+    repo = calc(tmp_path)
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            plan(FIX_STEP),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed"}},
+        ],
+    )
+    proc = coder(
+        "run", "--task", "fix add", "--repo", str(repo), "--model", f"script:{script}", "--json"
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["status"] == "verified" and result["stop_reason"] == "completed"
+    show = coder("show", str(repo / ".coder" / "runs" / result["run_id"]))
+    assert show.returncode == 0
+    assert "fix-add" in show.stdout and "signature_unchanged" in show.stdout
+
+
+def test_unverified_run_exits_1_with_reason(tmp_path):
+    repo = calc(tmp_path)
+    script = write_script(tmp_path / "s.json", [plan(FIX_STEP)])
+    proc = coder("run", "--task", "fix add", "--repo", str(repo), "--model", f"script:{script}")
+    assert proc.returncode == 1
+    assert "model_error" in proc.stdout
+
+
+def test_bad_inputs_exit_2_with_one_line_and_change_nothing(tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    proc = coder("run", "--task", "x", "--repo", str(plain), "--model", "script:/nonexistent.json")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    repo = calc(tmp_path)
+    before = snapshot(repo)
+    for args in (
+        ["--model", "script:/nonexistent.json"],
+        ["--model", "nosuch:model"],
+        ["--mode", "yolo", "--model", "script:/x.json"],
+    ):
+        proc = coder("run", "--task", "x", "--repo", str(repo), *args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr and proc.stderr.strip()
+    assert snapshot(repo) == before
+    assert (
+        "coder/"
+        not in subprocess.run(["git", "branch"], cwd=repo, capture_output=True, text=True).stdout
+    )
+
+
+def test_no_model_and_no_key_is_a_clear_usage_error(tmp_path):
+    repo = calc(tmp_path)
+    proc = coder("run", "--task", "x", "--repo", str(repo))
+    assert proc.returncode == 2 and "ANTHROPIC_API_KEY" in proc.stderr
+
+
+def test_sigint_exits_130_with_complete_run_dir_and_no_worktree(tmp_path):
+    repo = calc(tmp_path)
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            plan(step("slow", ["calc.py"], [])),
+            {"tool": "run", "input": {"command": "sleep 60"}},
+        ],
+    )
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    env["PYTHONPATH"] = str(ROOT)
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "coder",
+            "run",
+            "--task",
+            "x",
+            "--repo",
+            str(repo),
+            "--model",
+            f"script:{script}",
+            "--out",
+            str(out),
+            "--cmd-timeout",
+            "90",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        trace = out / "trace.jsonl"
+        if trace.is_file() and '"tool": "run"' in trace.read_text():
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=30)
+    assert proc.returncode == 130
+    assert time.monotonic() - started < 10
+    result = json.loads((out / "result.json").read_text())
+    assert result["stop_reason"] == "interrupted"
+    assert '"run_finished"' in (out / "trace.jsonl").read_text()
+    assert not list((repo / ".git" / "coder-worktrees").glob("*"))
+
+
+def test_check_plan_seed_example_reports_exactly_the_missing_dependency(tmp_path):
+    seed = {
+        "goal": "Move auth tokens to the new schema",
+        "steps": [
+            {
+                "stepId": "migrate-auth-tokens",
+                "title": "Rewrite token storage",
+                "dependencies": ["schema-migration-applied"],
+                "intendedModification": {
+                    "files": ["src/auth.ts", "test/auth.test.ts"],
+                    "invariants": [
+                        "Zero breaking changes to verifyCredential signature",
+                        "All unit tests in auth.test.ts must exit code 0",
+                        {"kind": "command_succeeds", "command": "npx tsc --noEmit"},
+                    ],
+                },
+                "rollbackPlan": {"gitCheckout": "HEAD~1", "discardPaths": ["src/auth.ts"]},
+            }
+        ],
+    }
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(seed))
+    proc = coder("check-plan", str(path))
+    assert proc.returncode == 2
+    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1 and "schema-migration-applied" in lines[0]
+    path.write_text("{not json")
+    proc = coder("check-plan", str(path))
+    assert proc.returncode == 2 and "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_schema_and_compact_commands(tmp_path):
+    for name in ("plan", "script", "result"):
+        proc = coder("schema", name)
+        assert proc.returncode == 0 and json.loads(proc.stdout)
+    assert coder("schema", "nope").returncode == 2
+    log = "\n".join(
+        ["." * 80] * 2000
+        + [
+            "FAILED tests/test_x.py::test_y - AssertionError: 1 != 2",
+            "1 failed, 2000 passed in 1.00s",
+        ]
+    )
+    proc = coder("compact", "-", "--budget", "200", input=log)
+    assert proc.returncode == 0
+    assert "tests/test_x.py::test_y" in proc.stdout and len(proc.stdout) < len(log) / 10

@@ -1,0 +1,39 @@
+import pytest
+
+from coder.config import ConfigError, detect_test_cmd, load_repo_config
+
+
+def test_pyproject_section_is_read(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.coder]\ntest_cmd = "pytest -x"\nmax_turns = 9\n'
+    )
+    config = load_repo_config(tmp_path)
+    assert config.test_cmd == "pytest -x" and config.max_turns == 9
+
+
+def test_dotfile_wins_and_unknown_keys_are_named(tmp_path):
+    (tmp_path / ".coder.toml").write_text("max_turn = 3\nsandboxx = 'none'\n")
+    with pytest.raises(ConfigError, match="max_turn, sandboxx"):
+        load_repo_config(tmp_path)
+
+
+def test_bad_values_and_bad_toml_are_one_line_errors(tmp_path):
+    (tmp_path / ".coder.toml").write_text("sandbox = 'docker'\n")
+    with pytest.raises(ConfigError, match="sandbox"):
+        load_repo_config(tmp_path)
+    (tmp_path / ".coder.toml").write_text("sandbox = \n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_repo_config(tmp_path)
+
+
+def test_detect_test_cmd(tmp_path):
+    assert detect_test_cmd(tmp_path) is None
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "a.test.js").write_text("")
+    assert detect_test_cmd(tmp_path) == "node --test"
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "node --test test/"}}')
+    assert detect_test_cmd(tmp_path) == "npm test --silent"
+    py = tmp_path / "py"
+    (py / "tests").mkdir(parents=True)
+    (py / "tests" / "test_x.py").write_text("")
+    assert detect_test_cmd(py) == "python -m pytest -q"

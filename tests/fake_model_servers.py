@@ -1,0 +1,260 @@
+"""Local HTTP servers that speak the Anthropic Messages and OpenAI chat completions wire formats.
+
+Real sockets on 127.0.0.1 (port 0), a thread per request, replies handed out in the order they
+were queued, and every request kept for assertions. The real SDK clients are pointed at
+`server.base_url`. Reusable outside this package, e.g. for an end-to-end record/replay run:
+
+    with fake_anthropic([anthropic_message(tool_calls=[anthropic_tool_use("stop", {...})])]) as s:
+        os.environ["ANTHROPIC_BASE_URL"] = s.base_url
+        ...
+        assert s.requests[0].body["messages"] ...
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """One HTTP answer: a JSON body (or raw text), a status, optional delay and headers."""
+
+    body: Any
+    status: int = 200
+    delay_s: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReceivedRequest:
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+Responder = Callable[[ReceivedRequest], Reply]
+
+
+class FakeServer:
+    """Answers POSTs to `path` with queued replies, then with `respond` (if given), else a 400
+    saying nothing was queued (a 400 is not retried, so a test short of replies fails fast)."""
+
+    def __init__(
+        self,
+        path: str,
+        replies: Iterable[Reply | Mapping[str, Any]] = (),
+        *,
+        api_root: str = "",
+        respond: Responder | None = None,
+        require_key: str | None = None,
+    ) -> None:
+        self.path = path
+        self.api_root = api_root
+        self.respond = respond
+        self.require_key = require_key
+        self.requests: list[ReceivedRequest] = []
+        self._queue: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self.push(*replies)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}{self.api_root}"
+
+    def push(self, *replies: Reply | Mapping[str, Any]) -> None:
+        with self._lock:
+            self._queue.extend(r if isinstance(r, Reply) else Reply(dict(r)) for r in replies)
+
+    def bodies(self) -> list[Any]:
+        return [r.body for r in self.requests]
+
+    def __enter__(self) -> FakeServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def _next_reply(self, request: ReceivedRequest) -> Reply:
+        if self.require_key is not None and self.require_key not in _credentials(request.headers):
+            return Reply(
+                {"type": "error", "error": {"type": "authentication_error", "message": "bad key"}},
+                status=401,
+            )
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        if self.respond is not None:
+            return self.respond(request)
+        return Reply(
+            {"error": {"type": "invalid_request_error", "message": "fake server: nothing queued"}},
+            status=400,
+        )
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw) if raw else None
+                except ValueError:
+                    body = raw.decode("utf-8", "replace")
+                request = ReceivedRequest(
+                    self.path, {k.lower(): v for k, v in self.headers.items()}, body
+                )
+                if self.path.split("?")[0] != server.path:
+                    reply = Reply({"error": {"message": f"no route {self.path}"}}, status=404)
+                else:
+                    server.requests.append(request)
+                    reply = server._next_reply(request)
+                if reply.delay_s and server._stopping.wait(reply.delay_s):
+                    return
+                payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
+                data = payload.encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        return Handler
+
+
+def _credentials(headers: Mapping[str, str]) -> str:
+    return f"{headers.get('x-api-key', '')} {headers.get('authorization', '')}"
+
+
+def fake_anthropic(replies: Iterable[Reply | Mapping[str, Any]] = (), **kwargs: Any) -> FakeServer:
+    """A Messages API server; point `anthropic.Anthropic(base_url=...)` at `.base_url`."""
+    return FakeServer("/v1/messages", replies, **kwargs)
+
+
+def fake_openai(replies: Iterable[Reply | Mapping[str, Any]] = (), **kwargs: Any) -> FakeServer:
+    """A chat completions server; `.base_url` ends in /v1 as OpenAI-compatible servers do."""
+    return FakeServer("/v1/chat/completions", replies, api_root="/v1", **kwargs)
+
+
+_ids = itertools.count(1)
+
+
+def anthropic_tool_use(name: str, tool_input: Mapping[str, Any], id: str | None = None) -> dict:
+    return {
+        "type": "tool_use",
+        "id": id or f"toolu_{next(_ids):04d}",
+        "name": name,
+        "input": dict(tool_input),
+    }
+
+
+def anthropic_message(
+    *,
+    text: str = "",
+    tool_calls: Iterable[Mapping[str, Any]] = (),
+    stop_reason: str | None = None,
+    input_tokens: int = 100,
+    output_tokens: int = 20,
+    cache_read: int = 0,
+    cache_write: int = 0,
+    model: str = "claude-test",
+) -> dict[str, Any]:
+    """A Messages API response body; `tool_calls` are `anthropic_tool_use(...)` blocks."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    content.extend(dict(c) for c in tool_calls)
+    return {
+        "id": f"msg_{next(_ids):04d}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop_reason or ("tool_use" if tool_calls else "end_turn"),
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "cache_read_input_tokens": cache_read,
+            "cache_creation_input_tokens": cache_write,
+        },
+    }
+
+
+def anthropic_error(status: int, error_type: str, message: str, **reply: Any) -> Reply:
+    body = {"type": "error", "error": {"type": error_type, "message": message}}
+    return Reply(body, status=status, **reply)
+
+
+def openai_tool_call(name: str, arguments: Any, id: str | None = None) -> dict[str, Any]:
+    """A `tool_calls` entry; `arguments` is sent exactly as given (string, object, ...)."""
+    return {
+        "id": id or f"call_{next(_ids):04d}",
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
+
+
+def openai_completion(
+    *,
+    content: str | None = None,
+    tool_calls: Iterable[Mapping[str, Any]] | None = None,
+    finish_reason: str | None = None,
+    prompt_tokens: int = 100,
+    completion_tokens: int = 20,
+    cached_tokens: int = 0,
+    model: str = "local-test",
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    calls = list(tool_calls or [])
+    if calls:
+        message["tool_calls"] = calls
+    return {
+        "id": f"chatcmpl-{next(_ids):04d}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": finish_reason or ("tool_calls" if calls else "stop"),
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached_tokens},
+        },
+    }
+
+
+def openai_error(status: int, message: str, **reply: Any) -> Reply:
+    return Reply(
+        {"error": {"message": message, "type": "invalid_request_error"}}, status=status, **reply
+    )

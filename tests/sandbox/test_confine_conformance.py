@@ -1,0 +1,205 @@
+"""The behaviour every sandbox mode promises (exit codes, cwd, output, environment, timeouts,
+limits). Each test runs once per mode; bwrap-only guarantees live in test_confine_bwrap.py."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from sandbox.confine import Sandbox, bwrap_unavailable_reason, make_sandbox
+from sandbox.limits import Limits, pids_cgroup_available
+from sandbox.workspace import Workspace
+
+MODES = ["bwrap", "none"]
+SandboxFactory = Callable[..., Sandbox]
+
+
+@pytest.fixture(params=MODES)
+def mode(request: pytest.FixtureRequest) -> str:
+    if request.param == "bwrap":
+        reason = bwrap_unavailable_reason()
+        if reason:
+            pytest.skip(f"bubblewrap cannot start on this host: {reason}")
+    return request.param
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    path = tmp_path / "root"
+    (path / "sub").mkdir(parents=True)
+    return path
+
+
+@pytest.fixture
+def box(mode: str, root: Path) -> Sandbox:
+    return make_sandbox(mode, root)
+
+
+@pytest.fixture
+def make(mode: str) -> SandboxFactory:
+    return lambda root, **kw: make_sandbox(mode, root, **kw)
+
+
+def test_mode_name(box: Sandbox, mode: str) -> None:
+    assert box.name == mode
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [("true", 0), ("exit 3", 3), ("false", 1), ("kill -9 $$", 137), ("no-such-tool-xyz", 127)],
+)
+def test_exit_codes(box: Sandbox, root: Path, command: str, code: int) -> None:
+    result = box.run(command, cwd=root, timeout_s=10)
+    assert result.exit_code == code
+    assert result.command == command
+    assert not result.timed_out and not result.killed
+
+
+def test_cwd_is_honoured(box: Sandbox, root: Path) -> None:
+    assert box.run("pwd", cwd=root / "sub", timeout_s=10).output.strip() == str(root / "sub")
+    assert box.run("pwd", cwd=Path("sub"), timeout_s=10).output.strip() == str(root / "sub")
+
+
+def test_cwd_outside_the_root_is_a_caller_error(box: Sandbox, root: Path) -> None:
+    with pytest.raises(ValueError, match="outside the sandbox root"):
+        box.run("true", cwd=root.parent, timeout_s=10)
+
+
+def test_stdout_and_stderr_are_merged_in_order(box: Sandbox, root: Path) -> None:
+    result = box.run("echo one; echo two >&2; echo three", cwd=root, timeout_s=10)
+    assert result.output == "one\ntwo\nthree\n"
+
+
+def test_worktree_is_writable(box: Sandbox, root: Path) -> None:
+    result = box.run("echo made > sub/new.txt", cwd=root, timeout_s=10)
+    assert result.exit_code == 0
+    assert (root / "sub" / "new.txt").read_text() == "made\n"
+
+
+def test_secrets_are_not_visible(box: Sandbox, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secrets = {
+        "ANTHROPIC_API_KEY": "sk-ant-test-do-not-leak-1234",
+        "GITHUB_TOKEN": "ghp_do_not_leak_5678",
+        "DB_PASSWORD": "do-not-leak-pw-9012",
+        "AWS_SECRET_ACCESS_KEY": "do-not-leak-aws-3456",
+    }
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    result = box.run(
+        'env; echo "key=${ANTHROPIC_API_KEY:-unset}"; cat /proc/self/environ',
+        cwd=root,
+        timeout_s=10,
+        env={"EXTRA_SETTING": "visible", "LEAK": secrets["ANTHROPIC_API_KEY"]},
+    )
+    assert result.exit_code == 0
+    assert "key=unset" in result.output
+    assert "EXTRA_SETTING=visible" in result.output
+    for name, value in secrets.items():
+        assert name not in result.output
+        assert value not in result.output
+
+
+def test_home_and_tmp_are_private_and_writable(box: Sandbox, root: Path) -> None:
+    result = box.run(
+        'echo hi > "$HOME/f" && cat "$HOME/f" && echo t > "$TMPDIR/t" && echo "home=$HOME"',
+        cwd=root,
+        timeout_s=10,
+    )
+    assert result.exit_code == 0, result.output
+    home = result.output.split("home=")[1].strip()
+    assert home != str(Path.home())
+    assert not Path(home).exists()  # gone with the command (or never on the host)
+
+
+def test_python_writes_no_bytecode(box: Sandbox, root: Path) -> None:
+    (root / "mod.py").write_text("VALUE = 41 + 1\n")
+    result = box.run("python -c 'import mod; print(mod.VALUE)'", cwd=root, timeout_s=30)
+    assert result.output.strip() == "42"
+    assert not (root / "__pycache__").exists()
+
+
+def test_python_and_node_from_the_host_run(box: Sandbox, root: Path) -> None:
+    result = box.run(
+        "python -c 'import sys; print(sys.version_info[0])' && node -e 'console.log(6*7)'",
+        cwd=root,
+        timeout_s=30,
+    )
+    assert result.output.split() == ["3", "42"], result.output
+
+
+def test_git_status_and_diff_work_in_a_worktree(mode: str, tmp_path: Path) -> None:
+    from tests.sandbox.conftest import make_repo
+
+    repo = make_repo(tmp_path / "repo", {"a.txt": "one\n"})
+    with Workspace.create(repo, "inside") as ws:
+        (ws.path / "a.txt").write_text("two\n")
+        box = make_sandbox(mode, ws.path)
+        result = box.run("git status --porcelain && git diff --stat", cwd=ws.path, timeout_s=30)
+        assert result.exit_code == 0, result.output
+        assert " M a.txt" in result.output
+        assert "1 file changed" in result.output
+
+
+def test_timeout_kills_a_sleeper_in_time(box: Sandbox, root: Path) -> None:
+    started = time.monotonic()
+    result = box.run("echo before; sleep 1000", cwd=root, timeout_s=1)
+    assert time.monotonic() - started < 4
+    assert result.timed_out and result.killed
+    assert result.exit_code == 124
+    assert result.output == "before\n"
+
+
+def test_background_leftovers_do_not_hold_the_run(box: Sandbox, root: Path) -> None:
+    started = time.monotonic()
+    result = box.run("sleep 1000 & echo started", cwd=root, timeout_s=30)
+    assert time.monotonic() - started < 5
+    assert result.exit_code == 0
+    assert result.output == "started\n"
+    assert not result.timed_out
+
+
+def test_output_flood_is_capped_head_and_tail(box: Sandbox, root: Path) -> None:
+    result = box.run("printf START; yes | head -c 50000000; printf END", cwd=root, timeout_s=60)
+    cap = Limits().output_cap
+    assert result.exit_code == 0
+    assert result.dropped_bytes == 5 + 50_000_000 + 3 - cap
+    assert result.output.startswith("STARTy\ny\n")
+    assert result.output.endswith("y\ny\nEND")
+    assert f"[... {result.dropped_bytes} bytes of output dropped ...]" in result.output
+    assert len(result.output.encode()) < cap + 100
+
+
+def test_allocating_8_gib_fails(box: Sandbox, root: Path) -> None:
+    result = box.run(
+        "python -c 'b = bytearray(8 << 30); print(\"allocated\")'", cwd=root, timeout_s=30
+    )
+    assert result.exit_code != 0
+    assert "MemoryError" in result.output
+    assert "allocated" not in result.output
+
+
+def test_fork_bomb_ends_in_time(make: SandboxFactory, mode: str, root: Path) -> None:
+    if mode == "none" and not pids_cgroup_available():
+        pytest.skip(
+            "no pids cgroup here: an unconfined fork bomb would only be stopped by its "
+            "timeout, and this machine is shared, so it is not run"
+        )
+    box = make(root, limits=Limits(max_processes=64))
+    started = time.monotonic()
+    result = box.run("bomb() { bomb | bomb & }; bomb; sleep 1000", cwd=root, timeout_s=2)
+    assert time.monotonic() - started < 8
+    assert result.timed_out and result.killed
+    probe = box.run("echo alive", cwd=root, timeout_s=10)  # the host can still fork
+    assert probe.output == "alive\n"
+
+
+def test_a_command_that_cannot_start_is_a_result(make: SandboxFactory, tmp_path: Path) -> None:
+    root = tmp_path / "gone"
+    root.mkdir()
+    box = make(root)
+    root.rmdir()
+    result = box.run("true", cwd=root, timeout_s=10)
+    assert result.exit_code != 0
