@@ -182,7 +182,8 @@ def bench(
     """Run fixtures × modes and report what was resolved and what shipped broken."""
     from coder.bench.cli import bench_command
 
-    raise typer.Exit(bench_command(fixtures_dir, model, modes, only, workers, json_file, Console()))
+    console = Console() if sys.stdout.isatty() else Console(width=160)
+    raise typer.Exit(bench_command(fixtures_dir, model, modes, only, workers, json_file, console))
 
 
 def _mount_ci() -> None:

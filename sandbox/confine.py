@@ -37,7 +37,8 @@ class CommandResult:
     duration_s: float
     output: str  # stdout and stderr merged in the order written, capped (head and tail)
     timed_out: bool = False
-    killed: bool = False  # the harness SIGKILLed it: timeout, or leftovers holding the pipe
+    killed: bool = False  # the harness SIGKILLed the command (timeout) or what it left running
+    # (none mode only: under bwrap, leftovers die with the PID namespace as the command exits)
     dropped_bytes: int = 0
 
 

@@ -65,14 +65,12 @@ class GitHubClient:
         token: str,
         *,
         timeout_s: float = 20.0,
-        transport: httpx.BaseTransport | None = None,
     ) -> None:
         self._api_url = api_url.rstrip("/")
         self._token = token
         self._http = httpx.Client(
             base_url=self._api_url,
             timeout=timeout_s,
-            transport=transport,
             headers={
                 "Authorization": f"Bearer {token}",
                 "Accept": "application/vnd.github+json",

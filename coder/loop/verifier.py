@@ -114,8 +114,22 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
     if not command:
         return Check("tests_pass", "failed", "no test command: pass --test-cmd or set test_cmd")
     if invariant.paths and not invariant.command:
-        command = f"{command} {' '.join(shlex.quote(p) for p in invariant.paths)}"
+        command = narrow_test_command(command, invariant.paths, env.root)
     return _run_check("tests_pass", command, env)
+
+
+def narrow_test_command(command: str, paths: list[str], root: Path) -> str:
+    """The repo's test command aimed at `paths`: trailing path arguments (`node --test test/`)
+    are replaced, not extended, and npm scripts get their arguments after `--`."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    while len(words) > 1 and not words[-1].startswith("-") and (root / words[-1]).exists():
+        words.pop()
+    if words[0] in ("npm", "pnpm", "yarn") and "--" not in words:
+        words.append("--")
+    return shlex.join(words + list(paths))
 
 
 @checker("command_succeeds")

@@ -260,3 +260,43 @@ def test_api_key_never_reaches_commands_or_trace(calc_repo, script, monkeypatch)
     assert outputs
     for path in run_dir.iterdir():
         assert secret not in path.read_text(errors="replace")
+
+
+FIX_SCRIPT = (plan(FIX_STEP), {"tool": "edit_file", "input": FIX_ADD},
+              {"tool": "finish_step", "input": {"summary": "fixed"}})
+
+
+def test_apply_changes_a_clean_tree_only_after_verification(calc_repo, script):
+    result, _, _ = run(calc_repo, script(*FIX_SCRIPT), apply=True)
+    assert result.applied and "return a + b" in (calc_repo / "calc.py").read_text()
+
+
+def test_apply_refuses_a_dirty_tree_and_keeps_the_branch(calc_repo, script):
+    (calc_repo / "README.md").write_text("my own edit\n")
+    before = snapshot(calc_repo)
+    result, _, _ = run(calc_repo, script(*FIX_SCRIPT), apply=True)
+    assert result.status == "verified" and not result.applied
+    assert "uncommitted changes" in result.message
+    assert snapshot(calc_repo) == before
+    assert "return a + b" in git(calc_repo, "show", f"{result.branch}:calc.py")
+
+
+def test_plan_and_react_baselines_share_tools_and_outputs(calc_repo, script):
+    planned, run_dir, _ = run(calc_repo, script(*FIX_SCRIPT), mode="plan")
+    assert planned.status == "verified" and planned.steps[0].status == "done_unverified"
+    assert planned.steps[0].invariants == []
+    reacted, _, _ = run(calc_repo, script(
+        {"tool": "edit_file", "input": FIX_ADD},
+        {"tool": "final_answer", "input": {"summary": "fixed"}},
+    ), mode="react")
+    assert reacted.status == "verified" and reacted.mode == "react"
+    assert "return a + b" in reacted.patch
+
+
+def test_same_failing_call_is_refused_the_third_time_then_no_progress(calc_repo, script):
+    miss = {"tool": "edit_file", "input": {"path": "calc.py", "old_text": "nope", "new_text": "x"}}
+    result, _, events = run(calc_repo, script(plan(FIX_STEP), *[miss] * 12))
+    texts = [e["text"] for e in events if e["type"] == "observation" and e["tool"] == "edit_file"]
+    assert "not found" in texts[0] and "not found" in texts[1]
+    assert texts[2].startswith("refused")
+    assert result.stop_reason == "no_progress"
