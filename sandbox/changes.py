@@ -34,6 +34,8 @@ class WorktreeScan:
     changes: list[PathChange]
     ignored: frozenset[str]  # ignored entries now (directories end with "/")
     indexed: set[str] = field(default_factory=set)  # changed paths that have an index entry
+    base_modes: dict[str, str] = field(default_factory=dict)  # changed paths the base has
+    base_blobs: dict[str, str] = field(default_factory=dict)  # and their object ids there
 
     def touched(self, ignored_before: frozenset[str] = frozenset()) -> list[str]:
         """Every path that differs, renames counted at both ends, new ignored entries too."""
@@ -42,8 +44,8 @@ class WorktreeScan:
             if change.old_path:
                 paths[change.old_path] = None
             paths[change.path] = None
-        for entry in sorted(self.ignored - ignored_before):
-            paths[entry.rstrip("/")] = None
+        for entry in new_ignored(self.ignored, ignored_before):
+            paths[entry] = None
         return list(paths)
 
 
@@ -58,21 +60,46 @@ class _Raw:
 
 
 def scan_worktree(
-    cwd: Path, base: str | None = None, *, with_ignored: bool = False
+    cwd: Path, base: str | None = None, *, with_ignored: bool = False, classify: bool = True
 ) -> WorktreeScan:
-    """Differences between `base` (default HEAD) and the files in `cwd`."""
-    commands = [["status", "--porcelain=v2", "-z", "--untracked-files=all"]]
+    """Differences between `base` (default HEAD) and the files in `cwd`. Without `classify`,
+    renames stay a deletion plus an addition and mode changes stay modifications (no file is
+    hashed): enough to know which paths to restore."""
+    status = ["status", "--porcelain=v2", "-z", "--untracked-files=all"]
     if with_ignored:
-        commands.append(LIST_IGNORED)
+        status.append("--ignored=matching")  # one walk finds untracked and ignored entries
+    commands = [status]
     if base is not None:
         commands.append(["diff", "--raw", "-z", "--no-abbrev", "--no-renames", base])
     outputs = git_concurrently(cwd, *commands)
-    raws, _ = parse_status_v2(outputs[0])
+    raws, ignored_entries = parse_status_v2(outputs[0])
     if base is not None:
         raws = parse_diff_raw(outputs[-1]) + [r for r in raws if r.status == "?"]
-    ignored = frozenset(split_z(outputs[1])) if with_ignored else frozenset()
-    changes = _classify(cwd, raws)
-    return WorktreeScan(changes, ignored, {r.path for r in raws if r.indexed})
+    ignored = frozenset(ignored_entries)
+    changes = _classify(cwd, raws) if classify else _plain(raws)
+    indexed = {r.path for r in raws if r.indexed}
+    in_base = [r for r in raws if r.old_mode != _ABSENT]
+    return WorktreeScan(
+        changes,
+        ignored,
+        indexed,
+        {r.path: r.old_mode for r in in_base},
+        {r.path: r.old_blob for r in in_base},
+    )
+
+
+def new_ignored(entries: Iterable[str], before: frozenset[str]) -> list[str]:
+    """Ignored entries that neither existed nor lay inside an ignored directory before.
+    Entries may be collapsed differently (`logs/` then, `logs/a.log` now); a path inside an
+    entry that existed counts as old, so a step's additions to an old build directory stay."""
+    old = {entry.rstrip("/") for entry in before}
+    fresh: list[str] = []
+    for entry in sorted(entries):
+        path = entry.rstrip("/")
+        parts = path.split("/")
+        if not any("/".join(parts[:i]) in old for i in range(1, len(parts) + 1)):
+            fresh.append(path)
+    return fresh
 
 
 def list_ignored(cwd: Path) -> frozenset[str]:
@@ -106,8 +133,8 @@ def parse_status_v2(raw: bytes) -> tuple[list[_Raw], list[str]]:
             changed.append(_Raw(origin, "D", m_head, _ABSENT, h_head, indexed=True))
             changed.extend(_from_status(path, _ABSENT, m_index, m_tree, ""))
         elif tag == "u":
-            path = record.split(" ", 10)[10]
-            changed.append(_Raw(path, "M", indexed=True))
+            fields = record.split(" ", 10)
+            changed.append(_Raw(fields[10], "M", fields[4], fields[6], fields[8], indexed=True))
     return changed, ignored
 
 
@@ -145,7 +172,7 @@ def _classify(cwd: Path, raws: list[_Raw]) -> list[PathChange]:
         and r.old_mode != r.new_mode
         and {r.old_mode, r.new_mode} <= set(_REGULAR)
     ]
-    hashes = _hash_files(
+    hashes = hash_files(
         cwd, [r.path for r in moved_modes] + ([r.path for r in added] if deleted else [])
     )
     mode_moved = {r.path for r in moved_modes}
@@ -176,7 +203,16 @@ def _classify(cwd: Path, raws: list[_Raw]) -> list[PathChange]:
     return changes
 
 
-def _hash_files(cwd: Path, paths: Iterable[str]) -> dict[str, str]:
+def _plain(raws: list[_Raw]) -> list[PathChange]:
+    kinds = {"A": "added", "?": "added", "D": "deleted"}
+    return [
+        PathChange(r.path.rstrip("/"), kinds.get(r.status, "modified"))
+        for r in raws
+        if r.status != "="
+    ]
+
+
+def hash_files(cwd: Path, paths: Iterable[str]) -> dict[str, str]:
     """Blob ids git would store for these worktree files (directories are skipped)."""
     files = [p for p in paths if not p.endswith("/") and (cwd / p).is_file()]
     if not files:

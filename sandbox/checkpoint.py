@@ -13,9 +13,11 @@ status scan, which reads file contents only where stat data changed.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,14 +26,15 @@ from sandbox.changes import (
     LIST_IGNORED,
     PathChange,
     WorktreeScan,
+    hash_files,
     list_ignored,
-    parse_status_v2,
     scan_worktree,
 )
 from sandbox.gitcli import GitError, git, git_concurrently, git_line, git_ok, join_z, split_z
 from sandbox.globs import any_match
 
-_VERIFY_PATHSPEC_LIMIT = 500  # beyond this many paths, verify with one unrestricted scan
+_GITLINK = "160000"  # a submodule: a directory in the worktree, not ours to replace
+_SYMLINK = "120000"
 _HEAD_N = re.compile(r"HEAD~(\d+)")
 
 
@@ -75,8 +78,7 @@ class Checkpoints:
 
     def changes_since(self, sha: str) -> list[PathChange]:
         """Tracked and untracked changes since `sha` (ignored files are not changes)."""
-        head = git_line(["rev-parse", "HEAD"], self.root)
-        full = git_line(["rev-parse", "--verify", f"{sha}^{{commit}}"], self.root)
+        head, full = git(["rev-parse", "HEAD", f"{sha}^{{commit}}"], self.root).decode().split()
         return scan_worktree(self.root, None if full == head else full).changes
 
     def commit(self, message: str) -> str:
@@ -95,26 +97,31 @@ class Checkpoints:
         target_sha: str,
         discard_paths: Sequence[str] | None = None,
     ) -> RollbackReport:
-        """Bring the worktree back to `target_sha`. Given only a sha, the checkpoint taken
-        there by this object supplies the ignored-files baseline; if there is none, no
-        ignored file is removed (nothing can tell which ones the step made)."""
+        """Bring the worktree (and HEAD) back to `target_sha`, an ancestor of HEAD.
+
+        The plan is `discard_paths` (paths or globs) applied to the paths that differ; None
+        means all of them, and so does a target further back than the checkpoint (earlier
+        steps' commits are dropped, the equivalent of reset --hard plus clean). Ignored
+        entries count when they are new since the checkpoint. Given only a sha, the
+        checkpoint this object took there supplies that baseline; without one, no ignored
+        file is removed, since nothing can tell which ones the step made."""
         if isinstance(checkpoint, str):
             checkpoint = self._recall(checkpoint)
         target = self._move_head_to(target_sha)
         further_back = target != checkpoint.sha and git_ok(
             ["merge-base", "--is-ancestor", target, checkpoint.sha], self.root
         )
-        scan = scan_worktree(self.root, with_ignored=True)
+        scan = scan_worktree(self.root, with_ignored=True, classify=False)
         touched = scan.touched(checkpoint.ignored)
         if discard_paths is None or further_back:
             plan = touched
         else:
             plan = [p for p in touched if any_match(p, tuple(discard_paths)) is not None]
         self._restore(target, plan, scan)
-        missed = self._still_differing(touched, checkpoint.ignored)
+        missed = self._still_differing(touched, scan)
         if missed:
             self._restore(target, missed, scan)
-            left = self._still_differing(touched, checkpoint.ignored)
+            left = self._still_differing(touched, scan)
             if left:
                 raise RollbackError(
                     f"could not restore {', '.join(left[:5])} to {target[:12]}; "
@@ -132,10 +139,12 @@ class Checkpoints:
     def _move_head_to(self, target_sha: str) -> str:
         """Resolve the target and move HEAD (not the files) there; it must be HEAD's ancestor."""
         try:
-            target = git_line(["rev-parse", "--verify", f"{target_sha}^{{commit}}"], self.root)
-        except GitError:
+            if target_sha.startswith("-"):
+                raise ValueError(target_sha)
+            out = git(["rev-parse", f"{target_sha}^{{commit}}", "HEAD"], self.root)
+            target, head = out.decode().split()
+        except (GitError, ValueError):
             raise ValueError(f"rollback target {target_sha!r} is not a commit") from None
-        head = git_line(["rev-parse", "HEAD"], self.root)
         if target != head:
             if not git_ok(["merge-base", "--is-ancestor", target, head], self.root):
                 raise ValueError(f"rollback target {target[:12]} is not behind HEAD on this branch")
@@ -143,10 +152,11 @@ class Checkpoints:
         return target
 
     def _restore(self, target: str, paths: Sequence[str], scan: WorktreeScan) -> None:
-        """Make each path what it is in `target`: check it out, or remove it if absent there."""
+        """Make each path what it is in `target` (HEAD, where the scan was taken): check it
+        out, or remove it if absent there."""
         if not paths:
             return
-        present = _object_types(self.root, target, paths)
+        present = scan.base_modes  # the scan was taken with HEAD at the target
         removed = [p for p in paths if p not in present]
         for rel in sorted(removed, reverse=True):
             _remove(self.root, rel)
@@ -163,7 +173,7 @@ class Checkpoints:
             return
         for rel in wanted:
             full = self.root / rel
-            if present[rel] == "blob" and full.is_dir() and not full.is_symlink():
+            if present[rel] != _GITLINK and full.is_dir() and not full.is_symlink():
                 _remove(self.root, rel)  # the step put a directory where the target has a file
         try:
             git(
@@ -174,22 +184,36 @@ class Checkpoints:
         except GitError:
             pass  # whatever did not come back is caught by the verification that follows
 
-    def _still_differing(self, touched: Sequence[str], ignored_before: frozenset[str]) -> list[str]:
-        """The touched paths that git still reports as different from HEAD (the target)."""
-        if not touched:
-            return []
-        args = ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching"]
-        if len(touched) <= _VERIFY_PATHSPEC_LIMIT:
-            args += ["--", *touched]
-        raws, ignored = parse_status_v2(git(args, self.root))
-        reported = [r.path.rstrip("/") for r in raws if r.status != "="]
-        reported += [entry.rstrip("/") for entry in ignored if entry not in ignored_before]
+    def _still_differing(self, touched: Sequence[str], scan: WorktreeScan) -> list[str]:
+        """The touched paths that do not yet equal the target, checked path by path: absent
+        where the target lacks them, else the target's file type, mode and blob id (hashed
+        by git, so the repository's filters apply). Costs follow the touched paths only."""
         differing: list[str] = []
-        wanted = set(touched)
-        for path in reported:
-            owner = path if path in wanted else _covering(path, wanted)
-            if owner is not None and owner not in differing:
-                differing.append(owner)
+        to_hash: list[str] = []
+        for rel in touched:
+            full = self.root / rel
+            mode = scan.base_modes.get(rel)
+            if mode is None:
+                if os.path.lexists(full):
+                    differing.append(rel)
+                continue
+            if mode == _GITLINK:
+                continue
+            try:
+                info = os.lstat(full)
+            except OSError:
+                differing.append(rel)
+                continue
+            if mode == _SYMLINK:
+                blob = scan.base_blobs[rel]
+                if not stat.S_ISLNK(info.st_mode) or _link_blob(full, blob) != blob:
+                    differing.append(rel)
+            elif not stat.S_ISREG(info.st_mode) or _file_mode(info) != mode:
+                differing.append(rel)
+            else:
+                to_hash.append(rel)
+        hashes = hash_files(self.root, to_hash)
+        differing += [rel for rel in to_hash if hashes.get(rel) != scan.base_blobs[rel]]
         return differing
 
 
@@ -231,16 +255,6 @@ def resolve_rollback_ref(
     )
 
 
-def _object_types(cwd: Path, target: str, paths: Sequence[str]) -> dict[str, str]:
-    """The object type (blob, tree, commit) of each path that exists in `target`."""
-    query = "".join(f"{target}:{p}\n" for p in paths).encode("utf-8", errors="surrogateescape")
-    out = git(["cat-file", "--batch-check=%(objecttype)"], cwd, stdin=query)
-    answers = out.decode().splitlines()
-    return {
-        p: answer for p, answer in zip(paths, answers, strict=False) if " " not in answer.strip()
-    }
-
-
 def _remove(root: Path, rel: str) -> None:
     """Delete a file, link or directory the target does not have, and emptied parents.
     Failures are left to the verification that follows, which names what is still there."""
@@ -261,11 +275,13 @@ def _remove(root: Path, rel: str) -> None:
         parent = parent.parent
 
 
-def _covering(path: str, wanted: set[str]) -> str | None:
-    """The touched directory entry that contains `path`, if any."""
-    parts = path.split("/")
-    for i in range(len(parts) - 1, 0, -1):
-        prefix = "/".join(parts[:i])
-        if prefix in wanted:
-            return prefix
-    return None
+def _file_mode(info: os.stat_result) -> str:
+    return "100755" if info.st_mode & stat.S_IXUSR else "100644"
+
+
+def _link_blob(path: Path, like: str) -> str:
+    """The object id git gives a symlink (its target text as a blob), in the hash the
+    repository uses: SHA-256 when the expected id is 64 hex digits, else SHA-1."""
+    target = os.fsencode(os.readlink(path))
+    algorithm = hashlib.sha256 if len(like) == 64 else hashlib.sha1
+    return algorithm(b"blob %d\0" % len(target) + target).hexdigest()

@@ -96,7 +96,9 @@ class PidsCgroup:
                     pass
 
     def remove(self, wait_s: float = 2.0) -> None:
+        """rmdir once the last process is released (usually within a millisecond)."""
         deadline = time.monotonic() + wait_s
+        pause = 0.0005
         while True:
             try:
                 self.path.rmdir()
@@ -106,8 +108,10 @@ class PidsCgroup:
             except OSError:
                 if time.monotonic() >= deadline:
                     return  # left for _sweep_leftovers on a later run
-                self.kill_all()
-                time.sleep(0.02)
+                if pause >= 0.004:
+                    self.kill_all()
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
 
 
 def pids_cgroup_available() -> bool:

@@ -8,6 +8,7 @@ group is killed, so the group id cannot have been reused by then.
 
 from __future__ import annotations
 
+import math
 import os
 import selectors
 import signal
@@ -101,7 +102,8 @@ def _pump(
     deadline: float,
     cgroup: PidsCgroup | None,
 ) -> tuple[bool, bool]:
-    """Read until the pipe closes; kill on the deadline or when leftovers outstay the exit."""
+    """Read until the pipe closes and the command has exited; kill on the deadline, or when
+    leftovers still hold the pipe a grace period after the command exited."""
     assert proc.stdout is not None
     out_fd = proc.stdout.fileno()
     os.set_blocking(out_fd, False)
@@ -111,48 +113,39 @@ def _pump(
         selector.register(watch.fd, selectors.EVENT_READ, "exit")
     timed_out = killed = False
     pipe_open = True
-    stop_reading_at: float | None = None  # set once everything was killed
+    give_up_at = math.inf  # once everything was killed: stop waiting for the pipe then
     try:
-        while True:
-            exited = watch.exited()
-            if not pipe_open and exited:
-                return timed_out, killed
+        while pipe_open or not watch.exited():
             now = time.monotonic()
-            if stop_reading_at is not None and now >= stop_reading_at:
-                return timed_out, killed  # something escaped the group and holds the pipe
-            if not killed:
-                if not exited and now >= deadline:
-                    timed_out = killed = True
-                elif (
-                    exited
-                    and pipe_open
-                    and now >= min(deadline, watch.exit_seen + STRAGGLER_GRACE_S)
-                ):
-                    killed = True
-                if killed:
+            if killed:
+                if now >= give_up_at:
+                    break  # something that left the process group still holds the pipe
+                wake = give_up_at
+            else:
+                exited = watch.exited()
+                limit = min(deadline, watch.exit_seen + STRAGGLER_GRACE_S) if exited else deadline
+                if now >= limit:
+                    timed_out, killed = not exited, True
                     _kill_group(proc.pid, cgroup)
-                    stop_reading_at = now + KILL_DRAIN_S
+                    give_up_at = now + KILL_DRAIN_S
                     continue
-            wait_until = stop_reading_at if killed else deadline
-            if exited and not killed:
-                wait_until = min(wait_until, watch.exit_seen + STRAGGLER_GRACE_S)
+                wake = limit
             if watch.fd is None:
-                wait_until = min(wait_until, now + 0.01)
-            for key, _ in selector.select(max(0.0, wait_until - now)):
+                wake = min(wake, now + 0.01)  # no pidfd: poll for the exit
+            for key, _ in selector.select(max(0.0, wake - now)):
                 if key.data == "exit":
                     selector.unregister(key.fd)
                     watch.note_exit()
                     continue
                 chunk = _read(out_fd)
-                if chunk is None:
-                    continue
                 if chunk:
                     capture.feed(chunk)
-                else:
+                elif chunk is not None:
                     selector.unregister(out_fd)
                     pipe_open = False
     finally:
         selector.close()
+    return timed_out, killed
 
 
 def _read(fd: int) -> bytes | None:
@@ -191,10 +184,11 @@ class _ExitWatch:
     def exited(self) -> bool:
         if not self._exited and self.fd is None:
             try:
-                info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+                gone = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
             except ChildProcessError:
-                info = True  # already reaped elsewhere; treat as gone
-            if info is not None:
+                gone = None
+                self.note_exit()  # reaped elsewhere: treat as gone
+            if gone is not None:
                 self.note_exit()
         return self._exited
 

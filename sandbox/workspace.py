@@ -1,8 +1,9 @@
 """A run's private git worktree, on its own branch, inside the user's `.git/`.
 
-The user's working tree is never read for content nor written: the run starts from the
-committed HEAD (uncommitted changes stay where they are, and the run says they exist), and
-only `.git/` metadata changes (the worktree, its branch, one line in `.git/info/exclude`).
+The user's working tree is never written: the run starts from the committed HEAD
+(uncommitted changes stay where they are, and the run says they exist), and only `.git/`
+metadata changes (the worktree, its branch, one line in `.git/info/exclude`; not even the
+user's index, which `git status` would otherwise refresh).
 
 A worktree is owned by the process that made it. An owner file next to it records the pid
 and that process's start time; a worktree whose owner is gone was left by a killed run and
@@ -30,7 +31,6 @@ BRANCH_PREFIX = "coder/"
 EXCLUDE_LINE = ".coder/"
 _OWNER_SUFFIX = ".owner.json"
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-_CHECKOUT = ("-c", "checkout.workers=0")  # parallel checkout: one worker per core
 
 
 class WorkspaceError(Exception):
@@ -60,8 +60,8 @@ class Workspace:
         top, common = _locate(Path(repo))
         base, branch_name = _base(top)
         ensure_excluded(common)
-        prune_stale_worktrees(top)
-        dirty = bool(git(["status", "--porcelain", "-z", "--untracked-files=normal"], top))
+        _prune(top, common)
+        dirty = bool(git(["--no-optional-locks", "status", "--porcelain", "-z", "-unormal"], top))
         branch = BRANCH_PREFIX + run_id
         if git_ok(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], top):
             raise WorkspaceError(f"branch {branch} already exists; use another run id")
@@ -72,9 +72,10 @@ class Workspace:
         owner = _owner_file(path)
         _write_owner(owner, run_id)
         try:
-            git([*_CHECKOUT, "worktree", "add", "-q", "-b", branch, str(path), base], top)
-        except BaseException as error:
+            git(["worktree", "add", "-q", "-b", branch, str(path), base], top)
+        except BaseException as error:  # Ctrl-C included: leave nothing half made
             _remove_worktree(top, path)
+            git(["branch", "-q", "-D", branch], top, check=False)
             owner.unlink(missing_ok=True)
             if isinstance(error, GitError):
                 raise WorkspaceError(f"could not create the worktree: {error}") from None
@@ -126,7 +127,10 @@ class Workspace:
 
 def prune_stale_worktrees(repo: Path) -> list[Path]:
     """Remove worktrees whose owning process is gone; returns the paths removed."""
-    top, common = _locate(Path(repo))
+    return _prune(*_locate(Path(repo)))
+
+
+def _prune(top: Path, common: Path) -> list[Path]:
     root = common / WORKTREES_DIR
     if not root.is_dir():
         return []

@@ -195,7 +195,13 @@ def _declaration(node: tree_sitter.Node, prefix: str) -> list[Symbol]:
     return []
 
 
-def _valued(name: str, value, anchor, prefix: str, keyword: str = "") -> list[Symbol]:  # type: ignore[no-untyped-def]
+def _valued(
+    name: str,
+    value: tree_sitter.Node | None,
+    anchor: tree_sitter.Node,
+    prefix: str,
+    keyword: str = "",
+) -> list[Symbol]:
     if value is not None and value.type in _FUNCTION_VALUES:
         return [_function_symbol(value, prefix, None, anchor, name)]
     if value is not None and value.type in _CLASS_VALUES:
@@ -209,7 +215,13 @@ def _valued(name: str, value, anchor, prefix: str, keyword: str = "") -> list[Sy
     ]
 
 
-def _function_symbol(node, prefix, name_node, anchor, name: str | None = None) -> Symbol:  # type: ignore[no-untyped-def]
+def _function_symbol(
+    node: tree_sitter.Node,
+    prefix: str,
+    name_node: tree_sitter.Node | None,
+    anchor: tree_sitter.Node,
+    name: str | None = None,
+) -> Symbol:
     name = name or text_of(name_node)
     params = node.child_by_field_name("parameters")
     params_text = normalize(text_without_comments(params)) if params is not None else ""
@@ -231,7 +243,7 @@ def _function_symbol(node, prefix, name_node, anchor, name: str | None = None) -
     )
 
 
-def _class(node, prefix: str, name: str | None = None) -> list[Symbol]:  # type: ignore[no-untyped-def]
+def _class(node: tree_sitter.Node, prefix: str, name: str | None = None) -> list[Symbol]:
     name = name or text_of(node.child_by_field_name("name")) or "default"
     heritage = next((c for c in node.named_children if c.type == "class_heritage"), None)
     type_params = node.child_by_field_name("type_parameters")
@@ -255,7 +267,7 @@ def _class(node, prefix: str, name: str | None = None) -> list[Symbol]:  # type:
     return out
 
 
-def _member(node, prefix: str) -> Symbol | None:  # type: ignore[no-untyped-def]
+def _member(node: tree_sitter.Node, prefix: str) -> Symbol | None:
     name_node = node.child_by_field_name("name")
     if name_node is None:
         return None
@@ -301,7 +313,7 @@ def _member(node, prefix: str) -> Symbol | None:  # type: ignore[no-untyped-def]
     return None
 
 
-def _interface(node, prefix: str) -> list[Symbol]:  # type: ignore[no-untyped-def]
+def _interface(node: tree_sitter.Node, prefix: str) -> list[Symbol]:
     name = text_of(node.child_by_field_name("name"))
     type_params = node.child_by_field_name("type_parameters")
     extends = next((c for c in node.named_children if c.type == "extends_type_clause"), None)

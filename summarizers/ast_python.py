@@ -77,7 +77,13 @@ def _decorator_name(decorator: tree_sitter.Node) -> str:
     return text.split("(", 1)[0].strip()
 
 
-def _function(node, prefix, owner_public, exported, decorators) -> Symbol:  # type: ignore[no-untyped-def]
+def _function(
+    node: tree_sitter.Node,
+    prefix: str,
+    owner_public: bool,
+    exported: set[str] | None,
+    decorators: list[str],
+) -> Symbol:
     name = text_of(node.child_by_field_name("name"))
     params = normalize(text_without_comments(node.child_by_field_name("parameters")))
     ret = node.child_by_field_name("return_type")
@@ -101,7 +107,9 @@ def _function(node, prefix, owner_public, exported, decorators) -> Symbol:  # ty
     )
 
 
-def _class(node, prefix, owner_public, exported) -> list[Symbol]:  # type: ignore[no-untyped-def]
+def _class(
+    node: tree_sitter.Node, prefix: str, owner_public: bool, exported: set[str] | None
+) -> list[Symbol]:
     name = text_of(node.child_by_field_name("name"))
     bases = node.child_by_field_name("superclasses")
     type_params = node.child_by_field_name("type_parameters")
@@ -122,7 +130,9 @@ def _class(node, prefix, owner_public, exported) -> list[Symbol]:  # type: ignor
     return out
 
 
-def _assignment(node, prefix, owner_public, exported, top) -> list[Symbol]:  # type: ignore[no-untyped-def]
+def _assignment(
+    node: tree_sitter.Node, prefix: str, owner_public: bool, exported: set[str] | None, top: bool
+) -> list[Symbol]:
     left = node.child_by_field_name("left")
     annotation = node.child_by_field_name("type")
     value = node.child_by_field_name("right")

@@ -101,7 +101,8 @@ def _stat(pf: unidiff.PatchedFile) -> FileStat:
         old_path=old_path,
         binary=pf.is_binary_file,
         old_mode=modes.get("old"),
-        new_mode=modes.get("new") or (new_file.group(1) if new_file and new_file.group(1) != "100644" else None),
+        new_mode=modes.get("new")
+        or (new_file.group(1) if new_file and new_file.group(1) != "100644" else None),
     )
 
 

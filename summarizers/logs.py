@@ -6,6 +6,7 @@ failures -> render by priority under the budget. Every step is a pure function o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from summarizers.logformats import generic_log
@@ -82,7 +83,7 @@ def compact_command_text(text: str, budget: int = DEFAULT_BUDGET) -> str:
     return f"{result.text}\n{footer}" if result.text else footer
 
 
-def _parse(parse, lines: list[str]) -> ParsedLog:  # type: ignore[no-untyped-def]
+def _parse(parse: Callable[[list[str]], ParsedLog], lines: list[str]) -> ParsedLog:
     """A parser bug must not take the observation away from the model: fall back to generic."""
     try:
         return parse(lines)

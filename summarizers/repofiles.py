@@ -58,9 +58,9 @@ def tracked_files(root: Path) -> list[TrackedFile]:
             and int(st.st_mtime) == sec
             and st.st_mtime_ns % 1_000_000_000 == nsec
         ):
-            out.append(TrackedFile(path, entry.hexsha))
+            out.append(TrackedFile(str(path), entry.hexsha))
         else:
-            out.append(TrackedFile(path, _hash_file(full)))
+            out.append(TrackedFile(str(path), _hash_file(full)))
     return out
 
 

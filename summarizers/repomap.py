@@ -109,14 +109,18 @@ class RepoMapCache:
                 "names": facts.names,
                 "name_words": facts.name_words,
             }
-            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as fh:
+            with tempfile.NamedTemporaryFile(
+                "w", dir=path.parent, delete=False, suffix=".tmp"
+            ) as fh:
                 json.dump(data, fh)
             os.replace(fh.name, path)
         except OSError:
             pass  # a cache that cannot be written is only slower
 
 
-def build_repo_map(root: Path, task: str, *, budget: int = 1500, cache: RepoMapCache | None = None) -> str:
+def build_repo_map(
+    root: Path, task: str, *, budget: int = 1500, cache: RepoMapCache | None = None
+) -> str:
     """Tracked files ranked for `task`, each with its public symbols, within `budget` tokens."""
     root = Path(root)
     cache = cache if cache is not None else RepoMapCache()
@@ -179,7 +183,7 @@ def _reference_counts(facts: dict[str, FileFacts]) -> dict[str, int]:
 
 
 def split_words(identifier: str) -> list[str]:
-    """"verifyCredential" -> ["verify", "credential"]; "token_store" -> ["token", "store"]."""
+    """ "verifyCredential" -> ["verify", "credential"]; "token_store" -> ["token", "store"]."""
     out = []
     for part in re.split(r"[_\W]+", identifier):
         out += [w.lower() for w in _CAMEL.findall(part)]
@@ -225,11 +229,10 @@ def _score(
 
 
 def _render_file(path: str, facts: FileFacts) -> str:
+    note = f" (does not parse at {facts.error.split(': ', 1)[0]})" if facts.error else ""
     if not facts.symbols:
-        return path + "\n"
-    head = f"{path}:"
-    if facts.error:
-        head += f" (does not parse at {facts.error.split(': ', 1)[0]})"
+        return path + note + "\n"
+    head = f"{path}:{note}"
     lines = [head]
     shown = [s for s in facts.symbols if s[4]] or facts.symbols[:5]
     constants = [s[0] for s in shown if s[1] == "variable" and "." not in s[0]]

@@ -77,25 +77,7 @@ class Session:
             )
             if isinstance(decision, ParseError):
                 parse_errors += 1
-                self._idle(progress=False)
-                if parse_errors >= self.limits.max_parse_errors:
-                    raise RunStop(
-                        "model_error", f"{parse_errors} replies in a row had no usable tool call"
-                    )
-                self.trace.emit(
-                    "observation",
-                    tool=None,
-                    status="error",
-                    text=decision.message,
-                    raw_chars=len(reply.text),
-                    summarized_chars=len(decision.message),
-                )
-                conversation.add(
-                    Turn(
-                        Message("assistant", (TextPart(reply.text or "(empty)"),)),
-                        note=decision.message,
-                    )
-                )
+                self._reject_reply(conversation, reply, decision, parse_errors)
                 continue
             parse_errors = 0
             turn = Turn(_assistant_message(reply), note=_unread_calls(reply))
@@ -124,6 +106,24 @@ class Session:
                     self._idle(progress)
             self._skip_rest(turn, reply, None)
 
+    def _reject_reply(
+        self, conversation: Conversation, reply: ModelReply, error: ParseError, in_a_row: int
+    ) -> None:
+        """A reply with no usable call: tell the model the exact form, within a bounded budget."""
+        self._idle(progress=False)
+        if in_a_row >= self.limits.max_parse_errors:
+            raise RunStop("model_error", f"{in_a_row} replies in a row had no usable tool call")
+        self.trace.emit(
+            "observation",
+            tool=None,
+            status="error",
+            text=error.message,
+            raw_chars=len(reply.text),
+            summarized_chars=len(error.message),
+        )
+        said = Message("assistant", (TextPart(reply.text or "(empty reply)"),))
+        conversation.add(Turn(said, note=error.message))
+
     def _call_model(self, conversation: Conversation, phase: Phase) -> ModelReply:
         state, limits = self.state, self.limits
         if state.turns >= limits.max_turns:
@@ -133,7 +133,13 @@ class Session:
         if state.input_tokens + state.output_tokens >= limits.max_tokens:
             raise RunStop("token_budget", f"the token budget of {limits.max_tokens} is spent")
         specs = tool_specs(phase.tools)
-        messages, size = fit(conversation, self.system, specs, limits.context_tokens, keep_recent=limits.keep_recent_turns)
+        messages, size = fit(
+            conversation,
+            self.system,
+            specs,
+            limits.context_tokens,
+            keep_recent=limits.keep_recent_turns,
+        )
         state.largest_context = max(state.largest_context, size)
         state.turns += 1
         started = time.monotonic()

@@ -12,7 +12,7 @@ from summarizers.logformats.context import add_unique, references, windows
 from summarizers.logformats.model import Failure, ParsedLog
 
 _ERROR = re.compile(
-    r"\berror\b|\w+Error\b|Error:|\bFAIL(?:ED|URE|URES)?\b|\bfailed\b|Traceback|\bfatal\b|"
+    r"error\b|\bFAIL(?:ED|URE|URES)?\b|\bfailed\b|Traceback|\bfatal\b|"
     r"\bpanic(?:ked)?\b|\bException\b|Segmentation fault|\bnot ok\b|✖|Killed|\bERR!",
     re.IGNORECASE,
 )
@@ -20,7 +20,7 @@ _NOT_ERROR = re.compile(
     r"\b0 (?:errors?|failed|failures?)\b|\bno errors?\b|\berrors?=0\b", re.IGNORECASE
 )
 _SUMMARY = re.compile(
-    r"\b\d+ (?:passed|failed|failures?|errors?|tests?|warnings?|passing|failing|pending|skipped|"
+    r"\b\d{1,9} (?:passed|failed|failures?|errors?|tests?|warnings?|passing|failing|pending|skipped|"
     r"succeeded|ok)\b|test result:|\bTests?:\s+\d+",
     re.IGNORECASE,
 )
@@ -53,7 +53,7 @@ def parse(lines: list[str]) -> ParsedLog:
             seen[ident].blocks += blocks
             continue
         failure = Failure(id=ident, label="", blocks=blocks)
-        for i in range(start, end):
+        for i in inside[:50]:
             add_unique(failure.locations, references(lines[i], None), cap=4)
         seen[ident] = failure
         log.failures.append(failure)

@@ -207,9 +207,9 @@ def _split_blocks(lines: list[str], section: str, start: int, end: int) -> list[
         out = []
         for k, i in enumerate(heads):
             stop = heads[k + 1] if k + 1 < len(heads) else end
-            out.append(
-                _Block(_headline_key(_BLOCK_HEAD.match(lines[i]).group(1)), section, i, stop)
-            )
+            head = _BLOCK_HEAD.match(lines[i])
+            key = _headline_key(head.group(1)) if head else None
+            out.append(_Block(key, section, i, stop))
         return out
     # --tb=line: one "path:line: message" line closes each failure, E lines may precede it.
     out, begin = [], start
@@ -240,17 +240,18 @@ def _attach(
     verbose: list[tuple[Failure, _Block | None]],
 ) -> None:
     by_key: dict[str, list[int]] = {}
-    for k, (failure, _) in enumerate(failures):
-        by_key.setdefault(headline_of(failure.id), []).append(k)
+    for n, (failure, _) in enumerate(failures):
+        by_key.setdefault(headline_of(failure.id), []).append(n)
     full_ids = {headline_of(f.id): f.id for f, _ in verbose}
-    keyless = [k for k, (f, _) in enumerate(failures) if f.label == "FAILED"]
+    keyless = [n for n, (f, _) in enumerate(failures) if f.label == "FAILED"]
     for block in blocks:
         want = "ERROR" if block.section == "errors" else "FAILED"
+        k: int | None
         if block.key is None:
-            k = next((k for k in keyless if failures[k][1] is None), None)
+            k = next((n for n in keyless if failures[n][1] is None), None)
         else:
-            candidates = [k for k in by_key.get(block.key, []) if failures[k][1] is None]
-            k = next((k for k in candidates if failures[k][0].label == want), None)
+            candidates = [n for n in by_key.get(block.key, []) if failures[n][1] is None]
+            k = next((n for n in candidates if failures[n][0].label == want), None)
             if k is None and candidates:
                 k = candidates[0]
         if k is None:

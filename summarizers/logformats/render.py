@@ -25,12 +25,16 @@ SHORT_FOOTER = "[more left out]"
 class Rendered:
     text: str
     omitted: list[str]
+    lossy: bool = False
+    """Something about a failure (id, message, detail, context) did not fit."""
 
 
 @dataclass
 class _State:
     failure: Failure
     blocks: list[tuple[int, int]]
+    repeat: bool = False
+    """Same exception and message as an earlier failure: one traceback says it for both."""
     summary: str = ""
     section: str = ""
     level: int = 0  # 0 nothing, 1 id, 2 message, 3 details, 3+k first k context blocks
@@ -43,7 +47,7 @@ class _State:
 
 def render(log: ParsedLog, budget: int, extra_counts: list[str] | None = None) -> Rendered:
     cap = byte_cap(budget)
-    states = [_State(f, _capped_blocks(log.lines, f)) for f in log.failures]
+    states = _states(log)
     counts = [clip_chars(c, COUNTS_CHARS) for c in [*log.counts, *(extra_counts or [])] if c]
     counts_text = "".join(c + "\n" for c in counts)
     reserve, short = _footer_reserve(log, states, cap)
@@ -53,8 +57,10 @@ def render(log: ParsedLog, budget: int, extra_counts: list[str] | None = None) -
     filler.used = utf8_len(counts_text) if filler.room > 0 else 0
     counts_text = counts_text if filler.room > 0 else ""
     filler.fill()
-    body = counts_text + "".join(s.summary for s in states) + "".join(s.section for s in states)
+    body = counts_text + filler.types_line
+    body += "".join(s.summary for s in states) + "".join(s.section for s in states)
     omitted = _omitted(log, states)
+    lossy = len(omitted) > len(log.dropped)
     footer = ""
     if omitted and reserve:
         footer = SHORT_FOOTER if short else "[left out: " + "; ".join(omitted) + "]"
@@ -63,25 +69,54 @@ def render(log: ParsedLog, budget: int, extra_counts: list[str] | None = None) -
         text = _last_resort(log, states, cap)
     if utf8_len(text) > cap:  # unreachable by construction; the budget is a hard promise
         text = clip_to_bytes(text, cap)
-    return Rendered(text=text, omitted=omitted)
+    return Rendered(text=text, omitted=omitted, lossy=lossy)
+
+
+def _states(log: ParsedLog) -> list[_State]:
+    seen: set[tuple[str, str]] = set()
+    states = []
+    for f in log.failures:
+        key = (f.exc_type, f.message)
+        repeat = bool(f.message or f.exc_type) and key in seen
+        seen.add(key)
+        blocks = [] if repeat else _capped_blocks(log.lines, f)
+        states.append(_State(f, blocks, repeat))
+    return states
 
 
 class _Filler:
     def __init__(self, log: ParsedLog, states: list[_State], room: int):
         self.log, self.states, self.room, self.used = log, states, room, 0
+        self.types_line = ""
 
     def fill(self) -> None:
         for level in (1, 2, 3):
+            if level == 2:
+                self._types()
             for state in self.states:
-                if state.level == level - 1:
+                if state.level == level - 1 and not (state.repeat and level == 3):
                     self._raise(state, level)
         for k in range(1, MAX_BLOCKS + 1):
             for state in self.states:
                 if state.level == 2 + k and len(state.blocks) >= k:
                     self._raise(state, 3 + k)
 
+    def _types(self) -> None:
+        """One line naming each exception type and how often: cheap, and often the diagnosis."""
+        tally: dict[str, int] = {}
+        for state in self.states:
+            if state.failure.exc_type:
+                tally[state.failure.exc_type] = tally.get(state.failure.exc_type, 0) + 1
+        if len(self.states) < 3 or not tally:
+            return
+        line = "errors by type: " + ", ".join(f"{t} x{n}" for t, n in tally.items()) + "\n"
+        line = clip_chars(line.rstrip("\n"), COUNTS_CHARS) + "\n"
+        if self.used + utf8_len(line) <= self.room:
+            self.types_line = line
+            self.used += utf8_len(line)
+
     def _raise(self, state: _State, level: int) -> None:
-        summary = _summary_line(state.failure, with_message=level >= 2)
+        summary = _summary_line(state.failure, with_message=level >= 2, repeat=state.repeat)
         section, shown = _section(self.log, state, level) if level >= 3 else ("", 0)
         old = utf8_len(state.summary) + utf8_len(state.section)
         delta = utf8_len(summary) + utf8_len(section) - old
@@ -108,13 +143,18 @@ def _head(failure: Failure) -> str:
     return clip_chars(head, ID_CHARS)
 
 
-def _summary_line(failure: Failure, *, with_message: bool) -> str:
+SAME_ERROR = "same error as above"
+
+
+def _summary_line(failure: Failure, *, with_message: bool, repeat: bool = False) -> str:
     head = _head(failure)
     if not with_message:
         return head + "\n"
     message = failure.message
     if failure.exc_type and not failure.id.endswith(failure.exc_type):
         message = f"{failure.exc_type}: {message}" if message else failure.exc_type
+    if repeat and len(message) > len(SAME_ERROR):
+        message = SAME_ERROR
     where = [loc for loc in failure.locations if loc.split(":")[0] not in failure.id][:2]
     tail = f" (at {', '.join(where)})" if where else ""
     text = f"{head} - {clip_chars(message, MESSAGE_CHARS)}" if message else head
@@ -154,7 +194,8 @@ def _omitted(log: ParsedLog, states: list[_State]) -> list[str]:
     no_msg = sum(
         1 for s in states if 1 <= s.level < 2 and (s.failure.message or s.failure.exc_type)
     )
-    partial = [s for s in states if s.shown < _context_lines(log, s)]
+    partial = [s for s in states if s.shown < _context_lines(log, s) and not s.repeat]
+    repeats = sum(1 for s in states if s.repeat and _context_lines(log, s))
     if no_id:
         items.append(f"ids of {no_id} failure{'s' if no_id != 1 else ''}")
     if no_msg:
@@ -164,6 +205,8 @@ def _omitted(log: ParsedLog, states: list[_State]) -> list[str]:
         items.append(
             f"context of {len(partial)} failure{'s' if len(partial) != 1 else ''} ({lines} lines)"
         )
+    if repeats:
+        items.append(f"tracebacks of {repeats} failures repeating an error shown")
     dropped_details = sum(s.failure.details_dropped for s in states)
     if dropped_details:
         items.append(f"{dropped_details} further detail lines")
@@ -182,6 +225,7 @@ def _footer_reserve(log: ParsedLog, states: list[_State], cap: int) -> tuple[int
             f"ids of {n} failures",
             f"messages of {n}",
             f"context of {n} failures ({total_lines} lines)",
+            f"tracebacks of {n} failures repeating an error shown",
         ]
     dropped_details = sum(s.failure.details_dropped for s in states)
     if dropped_details:

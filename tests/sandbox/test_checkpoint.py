@@ -271,3 +271,24 @@ def test_rollback_ref_may_not_pass_the_base(workspace: Workspace, repo: Path) ->
         assert resolve_rollback_ref("HEAD~2", head, {}, ws.path)  # history exists
         with pytest.raises(InvalidRollbackRef, match="past the run's base"):
             resolve_rollback_ref("HEAD~2", head, {}, ws.path, base_commit=ws.base_commit)
+
+
+def test_tracked_symlinks_are_restored(tmp_path: Path) -> None:
+    from tests.sandbox.conftest import make_repo
+
+    repo = make_repo(tmp_path / "links", {"a.txt": "a\n", "b.txt": "b\n"})
+    os.symlink("a.txt", repo / "to_a")
+    os.symlink("b.txt", repo / "to_b")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "links")
+    with Workspace.create(repo, "links") as ws:
+        cps = Checkpoints(ws.path)
+        before = snapshot(ws.path)
+        checkpoint = cps.take("step")
+        (ws.path / "to_a").unlink()
+        os.symlink("b.txt", ws.path / "to_a")  # retargeted
+        (ws.path / "to_b").unlink()
+        (ws.path / "to_b").write_text("b.txt")  # same bytes, but a file now
+        report = cps.rollback(checkpoint, checkpoint.sha, ["to_a"])
+        assert snapshot(ws.path) == before
+        assert report.restored_by_harness == ["to_b"]

@@ -257,3 +257,41 @@ def test_auto_mode_falls_back_with_one_warning(tmp_path: Path) -> None:
 def test_unknown_mode_lists_the_known_ones(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="known: auto, bwrap, none"):
         make_sandbox("docker", tmp_path)
+
+
+_HARNESS = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from sandbox.confine import BwrapSandbox
+    root = Path(sys.argv[1])
+    print("starting", flush=True)
+    BwrapSandbox(root).run(
+        "while true; do date +%s%N > heartbeat; sleep 0.05; done", cwd=root, timeout_s=60
+    )
+    """
+)
+
+
+def test_a_killed_harness_takes_its_commands_along(tmp_path: Path) -> None:
+    """SIGKILL leaves no Python cleanup: --die-with-parent and the PID namespace must do it."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HARNESS, str(tmp_path)],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "starting"
+    heartbeat = tmp_path / "heartbeat"
+    deadline = time.monotonic() + 10
+    while not heartbeat.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert heartbeat.exists()
+    proc.kill()
+    proc.wait(timeout=10)
+    time.sleep(0.5)
+    last = heartbeat.read_text()
+    time.sleep(1.0)
+    assert heartbeat.read_text() == last

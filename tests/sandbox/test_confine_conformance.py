@@ -3,6 +3,11 @@ limits). Each test runs once per mode; bwrap-only guarantees live in test_confin
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -205,3 +210,50 @@ def test_a_command_that_cannot_start_is_a_result(make: SandboxFactory, tmp_path:
     root.rmdir()
     result = box.run("true", cwd=root, timeout_s=10)
     assert result.exit_code != 0
+
+
+_INTERRUPTED_RUN = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from sandbox.confine import make_sandbox
+    root = Path(sys.argv[2])
+    box = make_sandbox(sys.argv[1], root)
+    print("starting", flush=True)
+    box.run("while true; do date +%s%N > heartbeat; sleep 0.05; done", cwd=root, timeout_s=60)
+    """
+)
+
+
+def _heartbeat_stops(path: Path, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    last = path.read_text() if path.exists() else ""
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = path.read_text() if path.exists() else ""
+        if now == last:
+            return True
+        last = now
+    return False
+
+
+def test_ctrl_c_in_the_harness_ends_the_command(mode: str, root: Path) -> None:
+    repo_root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED_RUN, mode, str(root)],
+        cwd=repo_root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(repo_root)},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "starting"
+    heartbeat = root / "heartbeat"
+    deadline = time.monotonic() + 10
+    while not heartbeat.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert heartbeat.exists()
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=20)
+    assert _heartbeat_stops(heartbeat, within_s=5)

@@ -246,3 +246,35 @@ def test_prune_reports_what_it_removed(repo: Path) -> None:
 
 def test_prune_on_a_repository_that_never_had_a_run(tmp_path: Path) -> None:
     assert prune_stale_worktrees(make_repo(tmp_path / "fresh")) == []
+
+
+_CTRL_C_DURING_A_RUN = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from sandbox.workspace import Workspace
+    with Workspace.create(Path(sys.argv[1]), "interrupted") as ws:
+        (ws.path / "half-done.txt").write_text("work in progress")
+        print(ws.path, flush=True)
+        time.sleep(60)
+    """
+)
+
+
+def test_ctrl_c_removes_the_worktree_and_keeps_the_branch(repo: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CTRL_C_DURING_A_RUN, str(repo)],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert proc.stdout is not None
+    path = Path(proc.stdout.readline().strip())
+    assert path.is_dir()
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=20) != 0
+    assert not path.exists()
+    assert not path.with_name("interrupted.owner.json").exists()
+    assert run_git(repo, "branch", "--list", "coder/interrupted").strip() == "coder/interrupted"

@@ -300,3 +300,15 @@ def test_same_failing_call_is_refused_the_third_time_then_no_progress(calc_repo,
     assert "not found" in texts[0] and "not found" in texts[1]
     assert texts[2].startswith("refused")
     assert result.stop_reason == "no_progress"
+
+
+def test_three_replies_without_a_tool_call_in_a_row_stop_the_run(calc_repo, script):
+    result, _, _ = run(calc_repo, script(*[{"text": "hmm"}] * 3, plan(FIX_STEP)))
+    assert (result.stop_reason, result.model_turns) == ("model_error", 3)
+    assert "in a row" in result.message
+
+
+def test_stop_tool_ends_the_run_with_its_reason(calc_repo, script):
+    result, _, _ = run(calc_repo, script({"tool": "stop", "input": {"reason": "task is unsafe"}}))
+    assert (result.status, result.stop_reason) == ("stopped", "stopped_by_model")
+    assert result.message == "task is unsafe"

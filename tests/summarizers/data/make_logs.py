@@ -328,16 +328,24 @@ def main() -> None:
         if shutil.which("npm"):
             ts = root / "ts"
             write(ts, TS_PROJECT)
-            subprocess.run(["npm", "install", "--no-audit", "--no-fund", "typescript"], cwd=ts,
-                           capture_output=True, timeout=300, check=False)
+            subprocess.run(
+                ["npm", "install", "--no-audit", "--no-fund", "typescript"],
+                cwd=ts,
+                capture_output=True,
+                timeout=300,
+                check=False,
+            )
             if (ts / "node_modules/.bin/tsc").exists():
                 run(["npx", "tsc"], ts, "tsc_plain.log")
                 run(["npx", "tsc", "--pretty"], ts, "tsc_pretty.log")
 
         write(root / "lint", LINT_PROJECT)
         run(["ruff", "check", "--no-cache", "bad.py"], root / "lint", "ruff_full.log")
-        run(["ruff", "check", "--no-cache", "--output-format=concise", "bad.py"], root / "lint",
-            "ruff_concise.log")
+        run(
+            ["ruff", "check", "--no-cache", "--output-format=concise", "bad.py"],
+            root / "lint",
+            "ruff_concise.log",
+        )
         run([sys.executable, "-m", "mypy", "--no-incremental", "bad.py"], root / "lint", "mypy.log")
         try:
             import flake8  # noqa: F401
@@ -348,7 +356,11 @@ def main() -> None:
 
         write(root / "script", SCRIPT_PROJECT)
         run([sys.executable, "app.py"], root / "script", "python_traceback.log")
-        run([sys.executable, "-m", "compileall", "-q", "."], root / "script", "generic_compileall.log")
+        run(
+            [sys.executable, "-m", "compileall", "-q", "."],
+            root / "script",
+            "generic_compileall.log",
+        )
 
 
 if __name__ == "__main__":

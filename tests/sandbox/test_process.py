@@ -1,0 +1,55 @@
+"""The runner's own paths, including the one for kernels without pidfd."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from sandbox.process import TIMEOUT_EXIT_CODE, run_process
+
+
+@pytest.fixture(params=["pidfd", "polling"])
+def exit_watch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "polling":
+        monkeypatch.delattr(os, "pidfd_open")
+    return request.param
+
+
+def _run(command: str, cwd: Path, timeout_s: float, cap: int = 1 << 20):
+    return run_process(
+        ["bash", "-c", command], cwd=cwd, env=dict(os.environ), timeout_s=timeout_s, output_cap=cap
+    )
+
+
+def test_exit_and_output(exit_watch: str, tmp_path: Path) -> None:
+    result = _run("echo out; echo err >&2; exit 5", tmp_path, 10)
+    assert (result.exit_code, result.output, result.timed_out) == (5, "out\nerr\n", False)
+
+
+def test_timeout(exit_watch: str, tmp_path: Path) -> None:
+    started = time.monotonic()
+    result = _run("sleep 1000", tmp_path, 0.5)
+    assert time.monotonic() - started < 3
+    assert result.exit_code == TIMEOUT_EXIT_CODE and result.timed_out and result.killed
+
+
+def test_leftovers_are_killed_after_the_grace(exit_watch: str, tmp_path: Path) -> None:
+    started = time.monotonic()
+    result = _run("sleep 1000 & echo done", tmp_path, 30)
+    assert time.monotonic() - started < 3
+    assert result.exit_code == 0 and result.killed and not result.timed_out
+
+
+def test_closed_stdout_does_not_end_the_wait(exit_watch: str, tmp_path: Path) -> None:
+    result = _run("exec >&- 2>&-; sleep 0.3; echo late > marker", tmp_path, 10)
+    assert result.exit_code == 0
+    assert (tmp_path / "marker").read_text() == "late\n"
+
+
+def test_missing_executable_is_a_result(tmp_path: Path) -> None:
+    result = run_process(["/nonexistent/tool"], cwd=tmp_path, env={}, timeout_s=5, output_cap=100)
+    assert result.exit_code == 127
+    assert "could not start" in result.output
