@@ -1,0 +1,67 @@
+"""`coder bench` end to end on real fixtures, and its refusal of broken fixture directories."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from rich.console import Console
+
+from coder.bench.cli import bench_command
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+EXPECTED = json.loads((FIXTURES / "expected.json").read_text())
+
+
+def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
+    console = Console(record=True, width=250, force_terminal=False)
+    out = tmp_path / "bench.json"
+    code = bench_command(FIXTURES, None, "contract,react,plan", "py-signature-dates", 2, out, console)
+    assert code == 0
+    data = json.loads(out.read_text())
+    rows = data["runs"]
+    assert [r["mode"] for r in rows] == ["contract", "react", "plan"]
+    table = console.export_text()
+    for row in rows:
+        expected = EXPECTED[row["fixture"]][row["mode"]]
+        for key, value in expected.items():
+            assert row[key] == value, (row["mode"], key)
+        line = next(
+            line for line in table.splitlines()
+            if row["fixture"] in line and f" {row['mode']} " in line
+        )
+        cells = [c.strip() for c in line.strip("│ ").split("│")]
+        assert cells[2] == ("yes" if row["resolved"] else "no")
+        assert cells[4] == ("YES" if row["shipped_broken"] else "no")
+        assert cells[5] == row["stop_reason"]
+        assert int(cells[9]) == row["turns"]
+        assert int(cells[10].replace(",", "")) == row["tokens"]["input"] + row["tokens"]["output"]
+    summary = data["summary"]
+    assert summary["contract"]["shipped_broken"] == 0 and summary["contract"]["resolved"] == 1
+    assert summary["react"]["shipped_broken"] == 1
+    for key in ("runs", "resolved", "resolve_rate", "shipped_broken", "mean_tokens", "mean_harness_s"):
+        assert key in summary["plan"]
+
+
+def test_broken_fixture_directory_names_every_missing_file(tmp_path):
+    broken = tmp_path / "fixtures"
+    shutil.copytree(FIXTURES / "py-bugfix-invoice", broken / "one")
+    (broken / "one" / "scripts" / "react.json").unlink()
+    (broken / "two").mkdir()
+    (broken / "two" / "repo").mkdir()
+    console = Console(record=True, width=200)
+    code = bench_command(broken, None, "contract,react,plan", None, 1, None, console)
+    text = console.export_text()
+    assert code == 2
+    assert "one: missing scripts/react.json" in text
+    assert "two: missing task.toml" in text and "two: missing acceptance/" in text
+    assert "two: missing scripts/contract.json" in text
+
+
+def test_unknown_mode_and_missing_directory_are_usage_errors(tmp_path):
+    console = Console(record=True, width=200)
+    assert bench_command(FIXTURES, None, "contract,yolo", None, 1, None, console) == 2
+    assert bench_command(tmp_path / "nope", None, "contract", None, 1, None, console) == 2
+    text = console.export_text()
+    assert "yolo" in text and "no such fixtures directory" in text
