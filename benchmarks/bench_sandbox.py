@@ -71,6 +71,7 @@ def commit_all(repo: Path) -> Path:
     (repo / ".gitignore").write_text("build/\n__pycache__/\n*.pyc\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "initial")
+    git(repo, "repack", "-a", "-d", "-q")  # packed, like a cloned or gc'd repository
     return repo
 
 

@@ -36,9 +36,10 @@ class ProgressPrinter:
             dirty = (
                 " (your uncommitted changes are not included)" if e.get("user_tree_dirty") else ""
             )
+            notes = "".join(f"\n  note: {note}" for note in e.get("notes", []))
             return (
                 f"[bold]coder[/] {e['mode']} run on {e['branch']} from {e['base_commit'][:10]}{dirty}; "
-                f"model {e['model']}, sandbox {e['sandbox']}, tests `{e.get('test_cmd')}`"
+                f"model {e['model']}, sandbox {e['sandbox']}, tests `{e.get('test_cmd')}`{notes}"
             )
         if kind == "model_call":
             self.tokens += int(e.get("tokens_in", 0)) + int(e.get("tokens_out", 0))

@@ -12,15 +12,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sandbox.checkpoint import Checkpoints
-from sandbox.confine import SandboxUnavailable, make_sandbox
-from sandbox.policy import PathPolicy
-from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
-from summarizers.repomap import build_repo_map
-
-from coder.config import DEFAULT_PROTECTED, ConfigError, detect_test_cmd, load_repo_config
+from coder.config import (
+    DEFAULT_PROTECTED,
+    ConfigError,
+    RepoConfig,
+    detect_test_cmd,
+    load_repo_config,
+)
 from coder.loop.final_check import final_check, run_baseline
 from coder.loop.modes import MODES
 from coder.loop.outputs import write_outputs
@@ -34,6 +34,11 @@ from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, make_model
 from coder.tools.toolbox import ToolBox
 from contracts.result import RunResult
+from sandbox.checkpoint import Checkpoints
+from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
+from sandbox.policy import PathPolicy
+from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
+from summarizers.repomap import build_repo_map
 
 
 class UsageError(Exception):
@@ -105,99 +110,130 @@ def run_task(options: RunOptions) -> RunOutcome:
     sandbox = EnvSandbox(sandbox, {**COMMAND_ENV, **options.command_env})
     with workspace:
         run_dir = (options.out_dir or repo / ".coder" / "runs" / run_id).resolve()
-        run_dir.mkdir(parents=True, exist_ok=True)
-        trace = TraceWriter(run_dir / "trace.jsonl", run_id)
-        for listener in options.listeners:
-            trace.subscribe(listener)
-        test_cmd = (
-            options.test_cmd or (config and config.test_cmd) or detect_test_cmd(workspace.path)
+        rt = _runtime(
+            options, config, workspace, sandbox, model, model_spec, limits, run_dir, run_id
         )
-        protected = (
-            config.protected if config and config.protected is not None else DEFAULT_PROTECTED
-        )
-        state = RunState()
-        checkpoints = Checkpoints(workspace.path)
-        toolbox = ToolBox(
-            workspace.path, sandbox, PathPolicy(workspace.path, [], protected), limits.cmd_timeout_s
-        )
-        session = Session(model, toolbox, trace, state, limits, SYSTEM_RULES, options.ask)
-        trace.emit(
-            "run_started",
-            task=options.task,
-            mode=options.mode,
-            model=model_spec,
-            repo=str(repo),
-            base_commit=workspace.base_commit,
-            branch=workspace.branch,
-            sandbox=sandbox.name,
-            test_cmd=test_cmd,
-            user_tree_dirty=workspace.user_tree_dirty,
-            limits=limits.__dict__,
-        )
-        rt = Runtime(
-            task=options.task,
-            mode=options.mode,
-            root=workspace.path,
-            run_dir=run_dir,
-            session=session,
-            toolbox=toolbox,
-            sandbox=sandbox,
-            checkpoints=checkpoints,
-            trace=trace,
-            state=state,
-            limits=limits,
-            test_cmd=test_cmd,
-            protected=protected,
-            repo_map="",
-            allow_unverified=options.allow_unverified,
-        )
-        reason, message, final = "interrupted", "interrupted", None
-        try:
-            started = time.monotonic()
-            baseline = run_baseline(sandbox, workspace.path, test_cmd, limits.cmd_timeout_s)
-            state.command_s += time.monotonic() - started
-            rt.repo_map = build_repo_map(workspace.path, options.task)
-            MODES[options.mode](rt)
-            started = time.monotonic()
-            final = final_check(sandbox, workspace.path, baseline, limits.cmd_timeout_s)
-            state.command_s += time.monotonic() - started
-            trace.emit(
-                "verification",
-                step=None,
-                kind="final_check",
-                status="passed" if final.passed else "failed",
-                evidence=final.detail,
-                new_failures=final.new_failures,
-            )
-            if final.passed:
-                reason, message = "completed", _completed_message(state)
-            else:
-                reason, message = "final_check_failed", final.detail.splitlines()[0]
-        except RunStop as stop:
-            reason, message = stop.reason, stop.message
-        except KeyboardInterrupt:
-            reason, message = "interrupted", "interrupted by the user"
-        finally:
-            result = write_outputs(
-                rt,
-                options=options,
-                model_spec=model_spec,
-                workspace=workspace,
-                reason=reason,
-                message=message,
-                final=final,
-            )
-            trace.emit(
-                "run_finished",
-                status=result.status,
-                stop_reason=result.stop_reason,
-                message=result.message,
-                wall_s=result.wall_s,
-            )
-            trace.close()
+        result = _drive(rt, workspace, model_spec, options)
     if options.apply:
         result = _apply(repo, result, run_dir)
     return RunOutcome(result, run_dir)
+
+
+def _runtime(
+    options: RunOptions,
+    config: RepoConfig | None,
+    workspace: Workspace,
+    sandbox: Sandbox,
+    model: Model,
+    model_spec: str,
+    limits: Limits,
+    run_dir: Path,
+    run_id: str,
+) -> Runtime:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    trace = TraceWriter(run_dir / "trace.jsonl", run_id)
+    for listener in options.listeners:
+        trace.subscribe(listener)
+    test_cmd = options.test_cmd or (config and config.test_cmd) or detect_test_cmd(workspace.path)
+    protected = config.protected if config and config.protected is not None else DEFAULT_PROTECTED
+    state = RunState()
+    policy = PathPolicy(workspace.path, [], protected)
+    toolbox = ToolBox(workspace.path, sandbox, policy, limits.cmd_timeout_s)
+    trace.emit(
+        "run_started",
+        task=options.task,
+        mode=options.mode,
+        model=model_spec,
+        repo=str(workspace.repo),
+        base_commit=workspace.base_commit,
+        branch=workspace.branch,
+        sandbox=sandbox.name,
+        test_cmd=test_cmd,
+        user_tree_dirty=workspace.user_tree_dirty,
+        notes=workspace.notes,
+        limits=limits.__dict__,
+    )
+    return Runtime(
+        task=options.task,
+        mode=options.mode,
+        root=workspace.path,
+        run_dir=run_dir,
+        session=Session(model, toolbox, trace, state, limits, SYSTEM_RULES, options.ask),
+        toolbox=toolbox,
+        sandbox=sandbox,
+        checkpoints=Checkpoints(workspace.path),
+        trace=trace,
+        state=state,
+        limits=limits,
+        test_cmd=test_cmd,
+        protected=protected,
+        repo_map="",
+        allow_unverified=options.allow_unverified,
+    )
+
+
+def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptions) -> RunResult:
+    """Run the mode and judge it; every way of ending writes the same complete outputs."""
+    reason, message, final = "interrupted", "interrupted", None
+    try:
+        baseline = _timed(
+            rt, lambda: run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
+        )
+        rt.repo_map = build_repo_map(rt.root, rt.task)
+        MODES[rt.mode](rt)
+        final = _timed(
+            rt, lambda: final_check(rt.sandbox, rt.root, baseline, rt.limits.cmd_timeout_s)
+        )
+        rt.trace.emit(
+            "verification",
+            step=None,
+            kind="final_check",
+            status="passed" if final.passed else "failed",
+            evidence=final.detail,
+            new_failures=final.new_failures,
+        )
+        if final.passed:
+            reason, message = "completed", _completed_message(rt.state)
+        else:
+            reason, message = "final_check_failed", final.detail.splitlines()[0]
+    except RunStop as stop:
+        reason, message = stop.reason, stop.message
+    except KeyboardInterrupt:
+        reason, message = "interrupted", "interrupted by the user"
+    except Exception as exc:
+        reason, message = "interrupted", f"internal error: {type(exc).__name__}: {exc}"
+        raise
+    finally:
+        result = write_outputs(
+            rt,
+            options=options,
+            model_spec=model_spec,
+            workspace=workspace,
+            reason=reason,
+            message=message,
+            final=final,
+        )
+        rt.trace.emit(
+            "run_finished",
+            status=result.status,
+            stop_reason=result.stop_reason,
+            message=result.message,
+            wall_s=result.wall_s,
+        )
+        rt.trace.close()
+    return result
+
+
+T = TypeVar("T")
+
+
+def _timed(rt: Runtime, work: Callable[[], T]) -> T:
+    """Command time the harness spends outside any step (baseline and final test runs)."""
+    started = time.monotonic()
+    try:
+        return work()
+    finally:
+        rt.state.command_s += time.monotonic() - started
 
 
 def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:

@@ -1,12 +1,17 @@
-"""Fill a token budget from a parsed log, by priority: counts, failing ids, messages, context.
+"""Fill a token budget from a parsed log, by priority: counts, types, one line per failure, context.
 
 Each tier is offered to every failure before the next tier starts, so a long log shows every
-failing id before any one failure gets its traceback. The footer saying what was left out has
-its worst-case size reserved up front, which is what makes "never over budget" exact.
+failing id before any one failure gets its traceback. A failure's line carries its id, exception
+type and clipped message together; when even the bare ids cannot all fit, a share of the room
+goes first to full lines for distinct errors, so the model sees what went wrong and not only
+where. The footer saying what was left out has its worst-case size reserved up front, which is
+what makes "never over budget" exact.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 
 from summarizers.logformats.model import Failure, ParsedLog
@@ -19,6 +24,9 @@ LINE_CHARS = 240
 MAX_BLOCKS = 12
 BLOCK_LINES = 60
 SHORT_FOOTER = "[more left out]"
+FIRST_SHARE = 3
+"""When the bare ids cannot all fit, 1/FIRST_SHARE of the room goes to full lines first."""
+_DIGITS = re.compile(r"\d+")
 
 
 @dataclass
@@ -35,6 +43,11 @@ class _State:
     blocks: list[tuple[int, int]]
     repeat: bool = False
     """Same exception and message as an earlier failure: one traceback says it for both."""
+    original: _State | None = None
+    """The earlier failure a repeat repeats; "same error as above" only once its line says it."""
+    echo: bool = False
+    """Same exception, message (numbers masked) and raising location as an earlier failure: the
+    traceback shown for that one serves for this one too; only the values differ."""
     summary: str = ""
     section: str = ""
     level: int = 0  # 0 nothing, 1 id, 2 message, 3 details, 3+k first k context blocks
@@ -73,54 +86,103 @@ def render(log: ParsedLog, budget: int, extra_counts: list[str] | None = None) -
 
 
 def _states(log: ParsedLog) -> list[_State]:
-    seen: set[tuple[str, str]] = set()
+    seen: dict[tuple[str, str], _State] = {}
+    similar: set[tuple[str, str, str]] = set()
     states = []
     for f in log.failures:
         key = (f.exc_type, f.message)
-        repeat = bool(f.message or f.exc_type) and key in seen
-        seen.add(key)
-        blocks = [] if repeat else _capped_blocks(log.lines, f)
-        states.append(_State(f, blocks, repeat))
+        original = seen.get(key) if (f.message or f.exc_type) else None
+        site = (*_signature(f), f.locations[-1] if f.locations else "")
+        echo = (f.message or f.exc_type) and site in similar
+        similar.add(site)
+        blocks = [] if echo else _capped_blocks(log.lines, f)
+        state = _State(f, blocks, original is not None, original, bool(echo))
+        seen.setdefault(key, state)
+        states.append(state)
     return states
+
+
+def _signature(failure: Failure) -> tuple[str, str]:
+    return failure.exc_type, _DIGITS.sub("0", failure.message)
+
+
+def _message_order(states: list[_State]) -> list[_State]:
+    """Distinct errors first (numbers masked), then new messages, then exact repeats."""
+    first: list[_State] = []
+    signatures: set[tuple[str, str]] = set()
+    for state in states:
+        signature = _signature(state.failure)
+        if signature not in signatures and not state.repeat:
+            signatures.add(signature)
+            first.append(state)
+    chosen = {id(s) for s in first}
+    rest = [s for s in states if id(s) not in chosen and not s.repeat]
+    return first + rest + [s for s in states if s.repeat]
 
 
 class _Filler:
     def __init__(self, log: ParsedLog, states: list[_State], room: int):
         self.log, self.states, self.room, self.used = log, states, room, 0
         self.types_line = ""
+        self.named: set[str] = set()
+        """Exception types the types line names: a line may then leave an implied one out."""
+        root = _location_root([s.failure for s in states])
+        self.root = root if len(root) <= ID_CHARS else ""
 
     def fill(self) -> None:
-        for level in (1, 2, 3):
-            if level == 2:
-                self._types()
-            for state in self.states:
-                if state.level == level - 1 and not (state.repeat and level == 3):
-                    self._raise(state, level)
+        self._types()
+        order = _message_order(self.states)
+        ids = sum(utf8_len(_summary_line(s.failure, with_message=False)) for s in self.states)
+        if self.used + ids > self.room:
+            share = self.used + (self.room - self.used) // FIRST_SHARE
+            for state in order:
+                self._raise(state, 2, limit=share)
+        for state in self.states:
+            if state.level == 0:
+                self._raise(state, 1)
+        for state in order:
+            if state.level == 1:
+                self._raise(state, 2)
+        for state in order:
+            if state.level == 2 and not state.repeat:
+                self._raise(state, 3)
         for k in range(1, MAX_BLOCKS + 1):
-            for state in self.states:
+            for state in order:
                 if state.level == 2 + k and len(state.blocks) >= k:
                     self._raise(state, 3 + k)
 
     def _types(self) -> None:
-        """One line naming each exception type and how often: cheap, and often the diagnosis."""
+        """One line naming each exception type and how often: cheap, and often the diagnosis.
+
+        Then the directory absolute locations share, so each failure's line can omit it.
+        """
         tally: dict[str, int] = {}
         for state in self.states:
             if state.failure.exc_type:
                 tally[state.failure.exc_type] = tally.get(state.failure.exc_type, 0) + 1
-        if len(self.states) < 3 or not tally:
-            return
-        line = "errors by type: " + ", ".join(f"{t} x{n}" for t, n in tally.items()) + "\n"
-        line = clip_chars(line.rstrip("\n"), COUNTS_CHARS) + "\n"
-        if self.used + utf8_len(line) <= self.room:
-            self.types_line = line
-            self.used += utf8_len(line)
+        if len(self.states) >= 3 and tally:
+            line = "errors by type: " + ", ".join(f"{t} x{n}" for t, n in tally.items())
+            if len(line) <= COUNTS_CHARS and self._header(line + "\n"):
+                self.named = set(tally)
+        if self.root and not self._header(f"locations below are relative to {self.root}\n"):
+            self.root = ""
 
-    def _raise(self, state: _State, level: int) -> None:
-        summary = _summary_line(state.failure, with_message=level >= 2, repeat=state.repeat)
+    def _header(self, line: str) -> bool:
+        if self.used + utf8_len(line) > self.room:
+            return False
+        self.types_line += line
+        self.used += utf8_len(line)
+        return True
+
+    def _raise(self, state: _State, level: int, limit: int | None = None) -> None:
+        said = state.original is not None and state.original.level >= 2
+        summary = _summary_line(
+            state.failure, with_message=level >= 2, repeat=said, root=self.root, named=self.named
+        )
         section, shown = _section(self.log, state, level) if level >= 3 else ("", 0)
         old = utf8_len(state.summary) + utf8_len(state.section)
         delta = utf8_len(summary) + utf8_len(section) - old
-        if self.used + delta <= self.room:
+        if self.used + delta <= min(self.room, self.room if limit is None else limit):
             state.summary, state.section, state.level, state.shown = summary, section, level, shown
             self.used += delta
 
@@ -146,19 +208,42 @@ def _head(failure: Failure) -> str:
 SAME_ERROR = "same error as above"
 
 
-def _summary_line(failure: Failure, *, with_message: bool, repeat: bool = False) -> str:
+def _summary_line(
+    failure: Failure,
+    *,
+    with_message: bool,
+    repeat: bool = False,
+    root: str = "",
+    named: frozenset[str] | set[str] = frozenset(),
+) -> str:
     head = _head(failure)
     if not with_message:
         return head + "\n"
     message = failure.message
-    if failure.exc_type and not failure.id.endswith(failure.exc_type):
+    implied = failure.exc_type in named and (
+        failure.exc_type == "AssertionError" and message.startswith("assert ")
+    )
+    if failure.exc_type and not failure.id.endswith(failure.exc_type) and not implied:
         message = f"{failure.exc_type}: {message}" if message else failure.exc_type
     if repeat and len(message) > len(SAME_ERROR):
         message = SAME_ERROR
-    where = [loc for loc in failure.locations if loc.split(":")[0] not in failure.id][:2]
+    where = [
+        loc.removeprefix(root) for loc in failure.locations if loc.split(":")[0] not in failure.id
+    ][:2]
     tail = f" (at {', '.join(where)})" if where else ""
     text = f"{head} - {clip_chars(message, MESSAGE_CHARS)}" if message else head
     return text + tail + "\n"
+
+
+def _location_root(failures: list[Failure]) -> str:
+    """The directory every absolute location shares (the checkout), to be written once."""
+    absolute = [loc for f in failures for loc in f.locations if loc.startswith("/")]
+    if len(absolute) < 2:
+        return ""
+    common = os.path.commonpath([loc.split(":")[0] for loc in absolute])
+    if common.count("/") < 2 or common in {loc.split(":")[0] for loc in absolute}:
+        return ""
+    return common + "/"
 
 
 def _section(log: ParsedLog, state: _State, level: int) -> tuple[str, int]:
@@ -194,8 +279,8 @@ def _omitted(log: ParsedLog, states: list[_State]) -> list[str]:
     no_msg = sum(
         1 for s in states if 1 <= s.level < 2 and (s.failure.message or s.failure.exc_type)
     )
-    partial = [s for s in states if s.shown < _context_lines(log, s) and not s.repeat]
-    repeats = sum(1 for s in states if s.repeat and _context_lines(log, s))
+    partial = [s for s in states if s.shown < _context_lines(log, s) and not s.echo]
+    repeats = sum(1 for s in states if s.echo and _context_lines(log, s))
     if no_id:
         items.append(f"ids of {no_id} failure{'s' if no_id != 1 else ''}")
     if no_msg:

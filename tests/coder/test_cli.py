@@ -190,3 +190,23 @@ def test_schema_and_compact_commands(tmp_path):
     proc = coder("compact", "-", "--budget", "200", input=log)
     assert proc.returncode == 0
     assert "tests/test_x.py::test_y" in proc.stdout and len(proc.stdout) < len(log) / 10
+
+
+def test_progress_is_plain_lines_without_a_terminal(tmp_path):
+    repo = calc(tmp_path)
+    script = write_script(tmp_path / "s.json", [
+        plan(FIX_STEP), {"tool": "edit_file", "input": {**FIX_ADD, "new_text": "return (a, b)"}},
+        {"tool": "finish_step", "input": {"summary": "oops"}},
+        plan(FIX_STEP), {"tool": "edit_file", "input": FIX_ADD},
+        {"tool": "finish_step", "input": {"summary": "fixed"}},
+    ])
+    proc = coder("run", "--task", "fix add", "--repo", str(repo), "--model", f"script:{script}")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "\x1b[" not in proc.stdout
+    assert any(line.startswith("plan v1: 1 step(s): fix-add") for line in lines)
+    assert any(line.startswith("step 1/1 fix-add (attempt 1)") for line in lines)
+    assert any("✗ tests_pass" in line for line in lines)
+    assert any("rolled back fix-add to HEAD~1" in line for line in lines)
+    assert any(line.startswith("revision 1 → plan v2") for line in lines)
+    assert any(line.startswith("verified (completed)") for line in lines)
