@@ -14,7 +14,7 @@ from sandbox.checkpoint import (
     resolve_rollback_ref,
 )
 from sandbox.workspace import Workspace
-from tests.sandbox.conftest import run_git, snapshot, write_files
+from tests.sandbox.gitrepos import make_repo, run_git, snapshot, write_files
 
 
 def _status(ws: Workspace) -> str:
@@ -274,8 +274,6 @@ def test_rollback_ref_may_not_pass_the_base(workspace: Workspace, repo: Path) ->
 
 
 def test_tracked_symlinks_are_restored(tmp_path: Path) -> None:
-    from tests.sandbox.conftest import make_repo
-
     repo = make_repo(tmp_path / "links", {"a.txt": "a\n", "b.txt": "b\n"})
     os.symlink("a.txt", repo / "to_a")
     os.symlink("b.txt", repo / "to_b")

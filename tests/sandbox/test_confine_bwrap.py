@@ -26,7 +26,7 @@ from sandbox.confine import (
 )
 from sandbox.limits import pids_cgroup_available
 from sandbox.workspace import Workspace
-from tests.sandbox.conftest import make_repo, run_git, snapshot
+from tests.sandbox.gitrepos import make_repo, run_git, snapshot
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

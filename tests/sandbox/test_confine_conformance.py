@@ -17,6 +17,7 @@ import pytest
 from sandbox.confine import Sandbox, bwrap_unavailable_reason, make_sandbox
 from sandbox.limits import Limits, pids_cgroup_available
 from sandbox.workspace import Workspace
+from tests.sandbox.gitrepos import make_repo
 
 MODES = ["bwrap", "none"]
 SandboxFactory = Callable[..., Sandbox]
@@ -136,8 +137,6 @@ def test_python_and_node_from_the_host_run(box: Sandbox, root: Path) -> None:
 
 
 def test_git_status_and_diff_work_in_a_worktree(mode: str, tmp_path: Path) -> None:
-    from tests.sandbox.conftest import make_repo
-
     repo = make_repo(tmp_path / "repo", {"a.txt": "one\n"})
     with Workspace.create(repo, "inside") as ws:
         (ws.path / "a.txt").write_text("two\n")

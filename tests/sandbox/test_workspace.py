@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.checkpoint import Checkpoints
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
-from tests.sandbox.conftest import make_repo, run_git, snapshot, write_files
+from tests.sandbox.gitrepos import make_repo, run_git, snapshot, write_files
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -93,8 +94,6 @@ def test_coder_dir_is_excluded_once(repo: Path) -> None:
 
 def test_harness_commits_do_not_touch_user_config(repo: Path) -> None:
     config_before = (repo / ".git" / "config").read_text()
-    from sandbox.checkpoint import Checkpoints
-
     with Workspace.create(repo, "ident") as ws:
         (ws.path / "x.txt").write_text("x\n")
         sha = Checkpoints(ws.path).commit("step one")
