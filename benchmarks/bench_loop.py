@@ -21,9 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from gitrepo import make_repo, write_script  # noqa: E402
+
 from coder.loop.runner import RunOptions, run_task  # noqa: E402
 from coder.loop.trace import read_trace  # noqa: E402
-from gitrepo import make_repo, write_script  # noqa: E402
 
 
 def big_repo(path: Path, files: int) -> Path:
@@ -52,18 +53,38 @@ def harness_per_step(work: Path, files: int, steps: int) -> tuple[list[float], l
     repo = big_repo(work / f"repo{files}", files)
 
     def edit(i: int) -> dict:
-        return {"tool": "edit_file", "input": {"path": f"pkg/mod{i:05d}.py",
-                "old_text": f"return x + {i}\n", "new_text": f"return x + {i} + 1\n"}}
+        return {
+            "tool": "edit_file",
+            "input": {
+                "path": f"pkg/mod{i:05d}.py",
+                "old_text": f"return x + {i}\n",
+                "new_text": f"return x + {i} + 1\n",
+            },
+        }
 
-    turns: list[dict] = [{"tool": "submit_plan", "input": {"goal": "bump",
-                          "steps": [step(i, i == 0) for i in range(steps)]}}]
+    turns: list[dict] = [
+        {
+            "tool": "submit_plan",
+            "input": {"goal": "bump", "steps": [step(i, i == 0) for i in range(steps)]},
+        }
+    ]
     turns += [edit(0), {"tool": "finish_step", "input": {"summary": "s0"}}]
-    turns += [{"tool": "submit_plan", "input": {"goal": "bump", "steps": [step(i) for i in range(steps)]}}]
+    turns += [
+        {"tool": "submit_plan", "input": {"goal": "bump", "steps": [step(i) for i in range(steps)]}}
+    ]
     for i in range(steps):
         turns += [edit(i), {"tool": "finish_step", "input": {"summary": f"s{i}"}}]
     script = write_script(work / f"script{files}.json", turns)
-    outcome = run_task(RunOptions(repo=repo, task="bump", model=f"script:{script}", test_cmd="true",
-                                  out_dir=work / f"run{files}", max_turns=500))
+    outcome = run_task(
+        RunOptions(
+            repo=repo,
+            task="bump",
+            model=f"script:{script}",
+            test_cmd="true",
+            out_dir=work / f"run{files}",
+            max_turns=500,
+        )
+    )
     assert outcome.result.status == "verified", outcome.result.message
     events = read_trace(outcome.run_dir / "trace.jsonl")
     verified, rolled_back = [], []
@@ -76,7 +97,9 @@ def harness_per_step(work: Path, files: int, steps: int) -> tuple[list[float], l
         elif e["type"] in ("verification", "observation") and start is not None:
             spent += e.get("duration_s", 0.0)
         elif e["type"] in ("step_verified", "rollback") and start is not None:
-            (verified if e["type"] == "step_verified" else rolled_back).append(e["ts"] - start - spent)
+            (verified if e["type"] == "step_verified" else rolled_back).append(
+                e["ts"] - start - spent
+            )
             start = None
     return verified, rolled_back
 
@@ -87,13 +110,22 @@ def context_run(work: Path, mask: bool, turns: int = 30) -> int:
     calls = [{"tool": "run", "input": {"command": f"python {log} {i}"}} for i in range(turns - 1)]
     calls.append({"tool": "final_answer", "input": {"summary": "done"}})
     script = write_script(work / f"ctx{mask}.json", calls)
-    options = RunOptions(repo=repo, task="look at the logs", model=f"script:{script}", mode="react",
-                         out_dir=work / f"ctxrun{mask}", max_turns=200)
+    options = RunOptions(
+        repo=repo,
+        task="look at the logs",
+        model=f"script:{script}",
+        mode="react",
+        out_dir=work / f"ctxrun{mask}",
+        max_turns=200,
+    )
     if not mask:
         options.keep_recent_turns, options.context_tokens = 10**6, 10**9
     outcome = run_task(options)
-    sizes = [e["context_tokens"] for e in read_trace(outcome.run_dir / "trace.jsonl")
-             if e["type"] == "model_call" and "context_tokens" in e]
+    sizes = [
+        e["context_tokens"]
+        for e in read_trace(outcome.run_dir / "trace.jsonl")
+        if e["type"] == "model_call" and "context_tokens" in e
+    ]
     return max(sizes)
 
 
@@ -115,11 +147,15 @@ def main() -> None:
                 rolled += rb
             for label, samples in (("verified step", verified), ("step with rollback", rolled)):
                 ms = statistics.median(samples) * 1000
-                print(f"{f'harness per {label}, {files} files (ms)':48} {ms:>10.1f} {150:>10}  "
-                      f"{'yes' if ms < 150 else 'NO'}")
+                print(
+                    f"{f'harness per {label}, {files} files (ms)':48} {ms:>10.1f} {150:>10}  "
+                    f"{'yes' if ms < 150 else 'NO'}"
+                )
         masked, unmasked = context_run(work, True), context_run(work, False)
-        print(f"{'largest context, 30 turns, masking (tokens)':48} {masked:>10} {12000:>10}  "
-              f"{'yes' if masked < 12000 else 'NO'}")
+        print(
+            f"{'largest context, 30 turns, masking (tokens)':48} {masked:>10} {12000:>10}  "
+            f"{'yes' if masked < 12000 else 'NO'}"
+        )
         print(f"{'largest context, 30 turns, no masking (tokens)':48} {unmasked:>10} {'':>10}")
         print(f"{'ratio unmasked / masked':48} {unmasked / masked:>10.1f}x")
 

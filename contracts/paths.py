@@ -50,39 +50,13 @@ def _glob_problem(parts: list[str]) -> str | None:
     for part in parts:
         if "**" in part and part != "**":
             return "uses '**' inside a segment; '**' must be a whole segment, as in 'src/**/*.py'"
-        if not _classes_closed(part):
-            return f"is not a valid glob: '[' without a closing ']' in {part!r}"
         if _BRACES.search(part):
             return "uses brace alternatives '{a,b}', which globs here do not expand; list each path"
     return None
 
 
-def _classes_closed(segment: str) -> bool:
-    i = 0
-    while i < len(segment):
-        if segment[i] != "[":
-            i += 1
-            continue
-        end = _class_end(segment, i)
-        if end is None:
-            return False
-        i = end
-    return True
-
-
-def _class_end(segment: str, start: int) -> int | None:
-    """Index just past the class that opens at `start`, or None when it never closes."""
-    i = start + 1
-    if i < len(segment) and segment[i] in "!^":
-        i += 1
-    if i < len(segment) and segment[i] == "]":
-        i += 1
-    close = segment.find("]", i)
-    return None if close < 0 else close + 1
-
-
 def is_glob(path: str) -> bool:
-    return any(ch in path for ch in "*?[")
+    return any(ch in path for ch in "*?")
 
 
 @lru_cache(maxsize=4096)
@@ -100,26 +74,11 @@ def glob_regex(glob: str) -> re.Pattern[str]:
 
 
 def _segment_regex(segment: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(segment):
-        ch = segment[i]
-        if ch == "*":
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[" and (end := _class_end(segment, i)) is not None:
-            body = segment[i + 1 : end - 1]
-            negate = body[:1] in ("!", "^")
-            body = body[1:] if negate else body
-            escaped = "".join("\\" + c if c in "\\[]^" else c for c in body)
-            out.append(f"[^/{escaped}]" if negate else f"[{escaped}]")
-            i = end
-            continue
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    return "".join(out)
+    """`*` and `?` within one segment; everything else, `[` included, stands for itself:
+    paths like `pages/[id].tsx` are common in repositories, character classes in plans are not."""
+    return "".join(
+        "[^/]*" if ch == "*" else "[^/]" if ch == "?" else re.escape(ch) for ch in segment
+    )
 
 
 def glob_matches(glob: str, path: str) -> bool:

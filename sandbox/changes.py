@@ -123,7 +123,7 @@ def parse_status_v2(raw: bytes) -> tuple[list[_Raw], list[str]]:
         elif tag == "!":
             ignored.append(record[2:])
         elif tag == "1":
-            _, xy, _sub, m_head, m_index, m_tree, h_head, _h_index, path = record.split(" ", 8)
+            _, _xy, _sub, m_head, m_index, m_tree, h_head, _h_index, path = record.split(" ", 8)
             changed.extend(_from_status(path, m_head, m_index, m_tree, h_head))
         elif tag == "2":
             fields = record.split(" ", 9)

@@ -212,7 +212,10 @@ class Checkpoints:
                 differing.append(rel)
             else:
                 to_hash.append(rel)
-        hashes = hash_files(self.root, to_hash)
+        try:
+            hashes = hash_files(self.root, to_hash)
+        except GitError:  # an unreadable file, say: it is not the target's either
+            hashes = {}
         differing += [rel for rel in to_hash if hashes.get(rel) != scan.base_blobs[rel]]
         return differing
 

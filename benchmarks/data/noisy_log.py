@@ -11,7 +11,9 @@ print("=================================== FAILURES ============================
 for k in range(60):
     n = seed * 100 + k
     print(f"_________________________________ test_case_{n} _________________________________")
-    print(f"    def test_case_{n}():\n        value = compute({n})\n>       assert value == {n + 1}")
+    print(
+        f"    def test_case_{n}():\n        value = compute({n})\n>       assert value == {n + 1}"
+    )
     print(f"E       assert {n} == {n + 1}\nE        +  where {n} = compute({n})")
     print(f"tests/test_mod{k % 40}.py:{10 + k}: AssertionError")
 print("=============================== warnings summary ===============================")

@@ -27,9 +27,8 @@ FIXTURE_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": "-p no:c
 
 
 def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
-    from sandbox.confine import make_sandbox
-
     from coder.loop.runner import RunOptions, UsageError, run_task
+    from sandbox.confine import make_sandbox
 
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix=f"coder-bench-{fixture.name}-{mode}-"))

@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from summarizers.tokens import estimate_tokens
-
 from coder.models.base import Message, TextPart, ToolCallPart, ToolResultPart, ToolSpec
+from summarizers.tokens import estimate_tokens
 
 
 @dataclass

@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from contracts.result import FinalCheck
 from sandbox.confine import Sandbox
 from summarizers.logs import compact_log
 from summarizers.outcomes import parse_outcomes
-
-from contracts.result import FinalCheck
 
 OUTCOME_ENV = {"PYTEST_ADDOPTS": "-rA -p no:cacheprovider"}
 """Makes pytest list every test id with its outcome, whatever test command the repo uses."""

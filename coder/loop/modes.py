@@ -5,10 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sandbox.checkpoint import resolve_rollback_ref
-from sandbox.policy import PathPolicy
-from summarizers.tokens import estimate_tokens
-
 from coder.loop import prompts
 from coder.loop.planning import plan_phase, revise_phase
 from coder.loop.runtime import Runtime
@@ -18,6 +14,9 @@ from coder.loop.verifier import Check, VerifyEnv, verify_step
 from coder.tools.specs import EXECUTE_TOOLS, REACT_TOOLS
 from contracts.graph import ready_steps
 from contracts.validation import CompiledStep
+from sandbox.checkpoint import InvalidRollbackRef, resolve_rollback_ref
+from sandbox.policy import PathPolicy
+from summarizers.tokens import estimate_tokens
 
 FAILURE_BUDGET = 1500
 
@@ -133,8 +132,16 @@ def _commit(rt: Runtime, step_id: str, checks: list[Check], status: str = "verif
 
 
 def _rollback(rt: Runtime, step: CompiledStep, checkpoint_sha: str) -> None:
+    """Roll back as the plan says; a ref that resolves past the run's base falls back to the
+    checkpoint (HEAD~1), and the trace says so."""
     plan = step.contract.rollback_plan
-    target = resolve_rollback_ref(plan.git_checkout, checkpoint_sha, rt.state.step_commits, rt.root)
+    ref, note = plan.git_checkout, ""
+    try:
+        target = resolve_rollback_ref(
+            ref, checkpoint_sha, rt.state.step_commits, rt.root, base_commit=rt.base_commit
+        )
+    except InvalidRollbackRef as exc:
+        target, note = checkpoint_sha, f"{exc}; rolled back to the checkpoint (HEAD~1) instead"
     report = rt.checkpoints.rollback(checkpoint_sha, target, plan.discard_paths)
     rt.state.rollbacks += 1
     undone = [
@@ -154,6 +161,7 @@ def _rollback(rt: Runtime, step: CompiledStep, checkpoint_sha: str) -> None:
         complete=report.complete,
         restored_by_harness=report.restored_by_harness,
         unverified_steps=undone,
+        note=note,
     )
 
 

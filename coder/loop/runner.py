@@ -168,6 +168,7 @@ def _runtime(
         test_cmd=test_cmd,
         protected=protected,
         repo_map="",
+        base_commit=workspace.base_commit,
         allow_unverified=options.allow_unverified,
     )
 

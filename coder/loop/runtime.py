@@ -7,13 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.checkpoint import Checkpoints
-from sandbox.confine import CommandResult, Sandbox
-
 from coder.loop.state import Limits, RunState
 from coder.loop.trace import TraceWriter
 from coder.loop.turns import Session
 from coder.tools.toolbox import ToolBox
+from sandbox.checkpoint import Checkpoints
+from sandbox.confine import CommandResult, Sandbox
 
 COMMAND_ENV = {"PYTEST_ADDOPTS": "-p no:cacheprovider"}
 """pytest's cache directory would show up as a change outside every step's files."""
@@ -50,6 +49,7 @@ class Runtime:
     test_cmd: str | None
     protected: list[str]
     repo_map: str
+    base_commit: str
     allow_unverified: bool = False
 
     def budget_left(self) -> str:

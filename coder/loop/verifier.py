@@ -14,15 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from contracts import invariants as inv
+from contracts.validation import CompiledStep
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
 from sandbox.globs import glob_match
 from sandbox.policy import out_of_scope
 from summarizers.ast_scope import diff_symbols, find_symbol, language_for
 from summarizers.logs import compact_log
-
-from contracts import invariants as inv
-from contracts.validation import CompiledStep
 
 EVIDENCE_BUDGET = 600
 IGNORED_NOISE = ("__pycache__/", ".pytest_cache/")
@@ -74,8 +73,9 @@ def verify_step(step: CompiledStep, env: VerifyEnv) -> list[Check]:
 
 
 def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
-    changed = [c.path for c in env.checkpoints.changes_since(env.checkpoint_sha)]
-    changed = [p for p in changed if not any(noise in p for noise in IGNORED_NOISE)]
+    changes = env.checkpoints.changes_since(env.checkpoint_sha)
+    touched = [c.path for c in changes] + [c.old_path for c in changes if c.old_path]
+    changed = [p for p in touched if not any(noise in p for noise in IGNORED_NOISE)]
     outside = out_of_scope(changed, step.contract.intended_modification.files, env.protected)
     if outside:
         allowed = ", ".join(step.contract.intended_modification.files)

@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
+
+from coder.tools.editing import apply_edit
+from coder.tools.specs import TOOL_ARGS, usage_line
 from sandbox.confine import Sandbox
 from sandbox.globs import glob_match
 from sandbox.policy import PathPolicy
 from summarizers.logs import compact_log
 from summarizers.tokens import estimate_tokens
-
-from coder.tools.editing import apply_edit
-from coder.tools.specs import TOOL_ARGS, usage_line
 
 ObservationStatus = Literal["ok", "error", "denied"]
 

@@ -31,8 +31,10 @@ def coder(*args: str, cwd: Path | None = None, **kw) -> subprocess.CompletedProc
 
 
 def calc(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"calc.py": CALC, "tests/test_calc.py": TESTS,
-                                         "pyproject.toml": PYPROJECT})
+    return make_repo(
+        tmp_path / "repo",
+        {"calc.py": CALC, "tests/test_calc.py": TESTS, "pyproject.toml": PYPROJECT},
+    )
 
 
 def test_run_verified_exits_0_and_json_prints_result(tmp_path):
@@ -194,12 +196,17 @@ def test_schema_and_compact_commands(tmp_path):
 
 def test_progress_is_plain_lines_without_a_terminal(tmp_path):
     repo = calc(tmp_path)
-    script = write_script(tmp_path / "s.json", [
-        plan(FIX_STEP), {"tool": "edit_file", "input": {**FIX_ADD, "new_text": "return (a, b)"}},
-        {"tool": "finish_step", "input": {"summary": "oops"}},
-        plan(FIX_STEP), {"tool": "edit_file", "input": FIX_ADD},
-        {"tool": "finish_step", "input": {"summary": "fixed"}},
-    ])
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            plan(FIX_STEP),
+            {"tool": "edit_file", "input": {**FIX_ADD, "new_text": "return (a, b)"}},
+            {"tool": "finish_step", "input": {"summary": "oops"}},
+            plan(FIX_STEP),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed"}},
+        ],
+    )
     proc = coder("run", "--task", "fix add", "--repo", str(repo), "--model", f"script:{script}")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()

@@ -17,7 +17,9 @@ EXPECTED = json.loads((FIXTURES / "expected.json").read_text())
 def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
     console = Console(record=True, width=250, force_terminal=False)
     out = tmp_path / "bench.json"
-    code = bench_command(FIXTURES, None, "contract,react,plan", "py-signature-dates", 2, out, console)
+    code = bench_command(
+        FIXTURES, None, "contract,react,plan", "py-signature-dates", 2, out, console
+    )
     assert code == 0
     data = json.loads(out.read_text())
     rows = data["runs"]
@@ -28,7 +30,8 @@ def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
         for key, value in expected.items():
             assert row[key] == value, (row["mode"], key)
         line = next(
-            line for line in table.splitlines()
+            line
+            for line in table.splitlines()
             if row["fixture"] in line and f" {row['mode']} " in line
         )
         cells = [c.strip() for c in line.strip("│ ").split("│")]
@@ -40,7 +43,14 @@ def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
     summary = data["summary"]
     assert summary["contract"]["shipped_broken"] == 0 and summary["contract"]["resolved"] == 1
     assert summary["react"]["shipped_broken"] == 1
-    for key in ("runs", "resolved", "resolve_rate", "shipped_broken", "mean_tokens", "mean_harness_s"):
+    for key in (
+        "runs",
+        "resolved",
+        "resolve_rate",
+        "shipped_broken",
+        "mean_tokens",
+        "mean_harness_s",
+    ):
         assert key in summary["plan"]
 
 

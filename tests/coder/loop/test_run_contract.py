@@ -262,8 +262,11 @@ def test_api_key_never_reaches_commands_or_trace(calc_repo, script, monkeypatch)
         assert secret not in path.read_text(errors="replace")
 
 
-FIX_SCRIPT = (plan(FIX_STEP), {"tool": "edit_file", "input": FIX_ADD},
-              {"tool": "finish_step", "input": {"summary": "fixed"}})
+FIX_SCRIPT = (
+    plan(FIX_STEP),
+    {"tool": "edit_file", "input": FIX_ADD},
+    {"tool": "finish_step", "input": {"summary": "fixed"}},
+)
 
 
 def test_apply_changes_a_clean_tree_only_after_verification(calc_repo, script):
@@ -285,10 +288,14 @@ def test_plan_and_react_baselines_share_tools_and_outputs(calc_repo, script):
     planned, run_dir, _ = run(calc_repo, script(*FIX_SCRIPT), mode="plan")
     assert planned.status == "verified" and planned.steps[0].status == "done_unverified"
     assert planned.steps[0].invariants == []
-    reacted, _, _ = run(calc_repo, script(
-        {"tool": "edit_file", "input": FIX_ADD},
-        {"tool": "final_answer", "input": {"summary": "fixed"}},
-    ), mode="react")
+    reacted, _, _ = run(
+        calc_repo,
+        script(
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "final_answer", "input": {"summary": "fixed"}},
+        ),
+        mode="react",
+    )
     assert reacted.status == "verified" and reacted.mode == "react"
     assert "return a + b" in reacted.patch
 
@@ -312,3 +319,25 @@ def test_stop_tool_ends_the_run_with_its_reason(calc_repo, script):
     result, _, _ = run(calc_repo, script({"tool": "stop", "input": {"reason": "task is unsafe"}}))
     assert (result.status, result.stop_reason) == ("stopped", "stopped_by_model")
     assert result.message == "task is unsafe"
+
+
+def test_renaming_an_out_of_scope_file_into_scope_is_caught(calc_repo, script):
+    rename = step("rename", ["calc2.py"], [])
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(rename),
+            {
+                "tool": "run",
+                "input": {"command": "git mv calc.py calc2.py 2>/dev/null || mv calc.py calc2.py"},
+            },
+            {"tool": "finish_step", "input": {"summary": "renamed"}},
+        ),
+        max_revisions=0,
+    )
+    scope = next(
+        e for e in events if e["type"] == "verification" and e["kind"] == "files_within_scope"
+    )
+    assert scope["status"] == "failed" and "calc.py" in scope["evidence"]
+    assert result.stop_reason == "revisions_exhausted"
+    assert git(calc_repo, "show", f"{result.branch}:calc.py")

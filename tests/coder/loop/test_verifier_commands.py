@@ -3,7 +3,10 @@ from coder.loop.verifier import narrow_test_command
 
 def test_paths_replace_a_trailing_directory_argument(tmp_path):
     (tmp_path / "test").mkdir()
-    assert narrow_test_command("node --test test/", ["test/a.test.js"], tmp_path) == "node --test test/a.test.js"
+    assert (
+        narrow_test_command("node --test test/", ["test/a.test.js"], tmp_path)
+        == "node --test test/a.test.js"
+    )
 
 
 def test_paths_extend_a_command_without_path_arguments(tmp_path):

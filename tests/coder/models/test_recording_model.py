@@ -53,11 +53,21 @@ def test_turn_from_reply_covers_each_turn_kind() -> None:
 
 def test_recorded_usage_is_replayed_instead_of_estimated(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
-    path.write_text(json.dumps({"turns": [
-        {"tool": "read_file", "input": {"path": "a.py"}, "text": "Reading.",
-         "usage": {"input": 1234, "output": 56}},
-        {"tool": "read_file", "input": {"path": "b.py"}},
-    ]}))
+    path.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {
+                        "tool": "read_file",
+                        "input": {"path": "a.py"},
+                        "text": "Reading.",
+                        "usage": {"input": 1234, "output": 56},
+                    },
+                    {"tool": "read_file", "input": {"path": "b.py"}},
+                ]
+            }
+        )
+    )
     model = ScriptedModel.from_file(path)
     first, second = _ask(model, 1), _ask(model, 2)
     assert (first.usage.input_tokens, first.usage.output_tokens) == (1234, 56)

@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import pytest
+from gitrepo import make_repo
 
 from coder.tools.toolbox import ToolBox
-from gitrepo import make_repo
 from sandbox.confine import make_sandbox
 from sandbox.policy import PathPolicy
 
 
 @pytest.fixture
 def box(tmp_path):
-    repo = make_repo(tmp_path / "repo", {
-        "src/app.py": "def main():\n    return 1\n", "README.md": "hello\n", "data.bin": "",
-    })
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "src/app.py": "def main():\n    return 1\n",
+            "README.md": "hello\n",
+            "data.bin": "",
+        },
+    )
     (repo / "data.bin").write_bytes(b"\0\1\2")
-    return ToolBox(repo, make_sandbox("none", repo), PathPolicy(repo, ["src/**"], [".github/**"]), 5.0)
+    return ToolBox(
+        repo, make_sandbox("none", repo), PathPolicy(repo, ["src/**"], [".github/**"]), 5.0
+    )
 
 
 def test_read_file_numbers_lines_and_ranges(box):
@@ -35,7 +42,9 @@ def test_binary_file_is_an_error_not_garbage(box):
 
 
 def test_edit_within_scope_and_denied_outside(box):
-    ok = box.execute("edit_file", {"path": "src/app.py", "old_text": "return 1", "new_text": "return 2"})
+    ok = box.execute(
+        "edit_file", {"path": "src/app.py", "old_text": "return 1", "new_text": "return 2"}
+    )
     assert ok.status == "ok" and ok.fingerprint
     assert "return 2" in (box.root / "src/app.py").read_text()
     denied = box.execute("edit_file", {"path": "README.md", "old_text": "hello", "new_text": "bye"})
@@ -51,7 +60,9 @@ def test_paths_outside_the_repo_are_denied(box, path):
 
 def test_bad_arguments_show_the_exact_form(box):
     obs = box.execute("edit_file", {"path": "src/app.py", "old": "x"})
-    assert obs.status == "error" and 'edit_file {"path": …, "old_text": …, "new_text": …}' in obs.text
+    assert (
+        obs.status == "error" and 'edit_file {"path": …, "old_text": …, "new_text": …}' in obs.text
+    )
 
 
 def test_unknown_tool_is_an_observation(box):
@@ -84,6 +95,9 @@ def test_run_reports_exit_code_and_timeout(box):
 
 
 def test_flooding_command_is_compacted(box):
-    obs = box.execute("run", {"command": "for i in $(seq 1 20000); do echo line $i; done; echo 'Error: boom'; exit 1"})
+    obs = box.execute(
+        "run",
+        {"command": "for i in $(seq 1 20000); do echo line $i; done; echo 'Error: boom'; exit 1"},
+    )
     assert obs.status == "error" and "Error: boom" in obs.text
     assert len(obs.text) < 20000
