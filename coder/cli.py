@@ -166,7 +166,10 @@ def compact(
 
 @app.command()
 def bench(
-    fixtures_dir: Annotated[Path, typer.Argument(help="Fixtures directory.")] = Path("fixtures"),
+    fixtures_dir: Annotated[
+        Path | None,
+        typer.Argument(help="Fixtures directory (default: ./fixtures, else the bundled one)."),
+    ] = None,
     model: Annotated[
         str | None, typer.Option(help="Model for every run (default: each fixture's scripts).")
     ] = None,
@@ -182,6 +185,9 @@ def bench(
     """Run fixtures × modes and report what was resolved and what shipped broken."""
     from coder.bench.cli import bench_command
 
+    if fixtures_dir is None:
+        bundled = Path(__file__).resolve().parents[1] / "fixtures"
+        fixtures_dir = Path("fixtures") if Path("fixtures").is_dir() else bundled
     console = Console() if sys.stdout.isatty() else Console(width=160)
     raise typer.Exit(bench_command(fixtures_dir, model, modes, only, workers, json_file, console))
 

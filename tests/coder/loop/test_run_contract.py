@@ -341,3 +341,42 @@ def test_renaming_an_out_of_scope_file_into_scope_is_caught(calc_repo, script):
     assert scope["status"] == "failed" and "calc.py" in scope["evidence"]
     assert result.stop_reason == "revisions_exhausted"
     assert git(calc_repo, "show", f"{result.branch}:calc.py")
+
+
+def test_model_commands_reach_no_network_and_write_nothing_outside_the_worktree(
+    calc_repo, script, tmp_path
+):
+    import socket
+    import uuid
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    outside = tmp_path / f"outside-{uuid.uuid4().hex}"
+    host_tmp = Path("/tmp") / f"coder-escape-{uuid.uuid4().hex}"
+    connect = (
+        f"python -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2)\""
+    )
+    try:
+        result, _, events = run(
+            calc_repo,
+            script(
+                plan(step("probe", ["calc.py"], [])),
+                {
+                    "calls": [
+                        {"tool": "run", "input": {"command": connect}},
+                        {"tool": "run", "input": {"command": f"echo x > {outside}"}},
+                        {"tool": "run", "input": {"command": f"echo x > {host_tmp}"}},
+                        {"tool": "run", "input": {"command": f"echo x >> {calc_repo}/README.md"}},
+                    ]
+                },
+                {"tool": "stop", "input": {"reason": "done probing"}},
+            ),
+            sandbox="bwrap",
+        )
+    finally:
+        listener.close()
+    runs = [e for e in events if e["type"] == "observation" and e["tool"] == "run"]
+    assert len(runs) == 4 and runs[0]["status"] == "error"
+    assert "refused" in runs[0]["text"] or "unreachable" in runs[0]["text"]
+    assert not outside.exists() and not host_tmp.exists()
+    assert (calc_repo / "README.md").read_text() == "calc\n"
