@@ -14,7 +14,6 @@ from typing import Any
 
 from coder.models.base import (
     Message,
-    ModelError,
     ModelReply,
     Part,
     TextPart,
@@ -23,7 +22,7 @@ from coder.models.base import (
     ToolSpec,
     Usage,
 )
-from coder.models.transport import Endpoint, RetryPolicy, SdkErrors, call_with_retries
+from coder.models.transport import Endpoint, RetryPolicy, SdkErrors, json_with_retries
 
 DEFAULT_TIMEOUT_S = 300.0
 _CACHE: dict[str, str] = {"type": "ephemeral"}
@@ -175,18 +174,10 @@ class AnthropicModel:
         if tools:
             request["tools"] = anthropic_tools(tools)
         started = time.monotonic()
-        raw = call_with_retries(
+        body = json_with_retries(
             lambda: self._client.messages.with_raw_response.create(**request),
             policy=self._retry,
             endpoint=self._endpoint,
             sdk=self._sdk,
         )
-        try:
-            body = raw.http_response.json()
-        except ValueError:
-            raise ModelError(
-                "connection", f"{self._endpoint.label} answered with a body that is not JSON"
-            ) from None
-        if not isinstance(body, Mapping):
-            raise ModelError("connection", f"{self._endpoint.label} answered with a non-object")
         return reply_from_anthropic(body, time.monotonic() - started)

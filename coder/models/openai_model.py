@@ -15,7 +15,6 @@ from typing import Any
 
 from coder.models.base import (
     Message,
-    ModelError,
     ModelReply,
     TextPart,
     ToolCall,
@@ -25,7 +24,7 @@ from coder.models.base import (
     Usage,
 )
 from coder.models.repair import RepairError, call_from_object, calls_in_text, strip_reasoning
-from coder.models.transport import Endpoint, RetryPolicy, SdkErrors, call_with_retries
+from coder.models.transport import Endpoint, RetryPolicy, SdkErrors, json_with_retries
 
 DEFAULT_TIMEOUT_S = 300.0
 NO_KEY = "not-needed"
@@ -211,18 +210,10 @@ class OpenAIModel:
         if tools:
             request["tools"] = openai_tools(tools)
         started = time.monotonic()
-        raw = call_with_retries(
+        body = json_with_retries(
             lambda: self._client.chat.completions.with_raw_response.create(**request),
             policy=self._retry,
             endpoint=self._endpoint,
             sdk=self._sdk,
         )
-        try:
-            body = raw.http_response.json()
-        except ValueError:
-            raise ModelError(
-                "connection", f"{self._endpoint.label} answered with a body that is not JSON"
-            ) from None
-        if not isinstance(body, Mapping):
-            raise ModelError("connection", f"{self._endpoint.label} answered with a non-object")
         return reply_from_openai(body, tools, self._new_id, time.monotonic() - started)

@@ -163,3 +163,23 @@ def call_with_retries(
 def _headers_of(err: Exception) -> Mapping[str, str] | None:
     response: Any = getattr(err, "response", None)
     return getattr(response, "headers", None)
+
+
+def json_with_retries(
+    send: Callable[[], Any], *, policy: RetryPolicy, endpoint: Endpoint, sdk: SdkErrors
+) -> Mapping[str, Any]:
+    """Send a `with_raw_response` request within `policy` and return its JSON object body.
+
+    Providers read the raw body rather than the SDK's parsed object so that malformed replies
+    (a local server's tool call as text, a missing field) reach their own parsers intact.
+    """
+    raw = call_with_retries(send, policy=policy, endpoint=endpoint, sdk=sdk)
+    try:
+        body = raw.http_response.json()
+    except ValueError:
+        raise ModelError(
+            "connection", f"{endpoint.label} answered with a body that is not JSON"
+        ) from None
+    if not isinstance(body, Mapping):
+        raise ModelError("connection", f"{endpoint.label} answered with a non-object")
+    return body
