@@ -10,6 +10,8 @@ from typing import Any
 from rich.console import Console
 from rich.status import Status
 
+from coder.models.pricing import cost_usd
+
 MARK = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "unverified": "[yellow]?[/]"}
 
 
@@ -20,6 +22,9 @@ class ProgressPrinter:
         if self.live:
             self.live.start()
         self.tokens = 0
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self.model = ""
         self.steps: list[str] = []
         self.phase = "starting"
 
@@ -29,7 +34,7 @@ class ProgressPrinter:
         if line:
             self.console.print(line, highlight=False)
         if self.live:
-            self.live.update(f"{self.phase} · {self.tokens:,} tokens")
+            self.live.update(f"{self.phase} · {self._spend()}")
 
     def _line(self, kind: str, e: dict[str, Any]) -> str | None:
         if kind == "run_started":
@@ -37,12 +42,15 @@ class ProgressPrinter:
                 " (your uncommitted changes are not included)" if e.get("user_tree_dirty") else ""
             )
             notes = "".join(f"\n  note: {note}" for note in e.get("notes", []))
+            self.model = str(e["model"])
             return (
                 f"[bold]coder[/] {e['mode']} run on {e['branch']} from {e['base_commit'][:10]}{dirty}; "
                 f"model {e['model']}, sandbox {e['sandbox']}, tests `{e.get('test_cmd')}`{notes}"
             )
         if kind == "model_call":
-            self.tokens += int(e.get("tokens_in", 0)) + int(e.get("tokens_out", 0))
+            self.tokens_in += int(e.get("tokens_in", 0))
+            self.tokens_out += int(e.get("tokens_out", 0))
+            self.tokens = self.tokens_in + self.tokens_out
             self.phase = str(e.get("phase", self.phase))
             return None
         if kind == "plan_submitted":
@@ -71,5 +79,9 @@ class ProgressPrinter:
             if self.live:
                 self.live.stop()
             color = "green" if e["status"] == "verified" else "red"
-            return f"[{color}]{e['status']}[/] ({e['stop_reason']}): {e['message']} · {self.tokens:,} tokens · {e['wall_s']:.1f}s"
+            return f"[{color}]{e['status']}[/] ({e['stop_reason']}): {e['message']} · {self._spend()} · {e['wall_s']:.1f}s"
         return None
+
+    def _spend(self) -> str:
+        cost = cost_usd(self.model, self.tokens_in, self.tokens_out)
+        return f"{self.tokens:,} tokens" + (f" (~${cost:.2f})" if cost is not None else "")
