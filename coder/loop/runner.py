@@ -38,7 +38,7 @@ from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
 from sandbox.policy import PathPolicy
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
-from summarizers.repomap import build_repo_map
+from summarizers.repomap import RepoMapCache, build_repo_map
 
 
 class UsageError(Exception):
@@ -180,7 +180,8 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
         baseline = _timed(
             rt, lambda: run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
         )
-        rt.repo_map = build_repo_map(rt.root, rt.task)
+        cache = RepoMapCache(directory=workspace.repo / ".coder" / "cache" / "repomap")
+        rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
         MODES[rt.mode](rt)
         final = _timed(
             rt, lambda: final_check(rt.sandbox, rt.root, baseline, rt.limits.cmd_timeout_s)
@@ -194,7 +195,7 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
             new_failures=final.new_failures,
         )
         if final.passed:
-            reason, message = "completed", _completed_message(rt.state)
+            reason, message = "completed", _completed_message(rt)
         else:
             reason, message = "final_check_failed", final.detail.splitlines()[0]
     except RunStop as stop:
@@ -270,10 +271,15 @@ def _limits(options: RunOptions, config: Any) -> Limits:
     )
 
 
-def _completed_message(state: RunState) -> str:
+def _completed_message(rt: Runtime) -> str:
+    state = rt.state
+    if rt.mode == "react":
+        return "the model finished and the final check passed"
+    if rt.mode == "plan":
+        return f"{len(state.steps)} step(s) done without verification; the final check passed"
     return (
-        f"verified: {len(state.verified)} step(s), {state.rollbacks} rollback(s), "
-        f"{state.revisions} revision(s)"
+        f"{len(state.verified)} step(s) verified, {state.rollbacks} rollback(s), "
+        f"{state.revisions} revision(s), final check passed"
     )
 
 
