@@ -75,26 +75,40 @@ def compile_invariant(item: str | dict[str, Any]) -> Invariant:
 
 def compile_text(text: str) -> Invariant:
     """The invariant a natural-language string names (the compiled model keeps it as `source`)."""
-    tidy = text.strip().rstrip(".!;").strip()
+    tidy = " ".join(text.split()).rstrip(".!;").strip()
     if not tidy:
         raise InvariantCompileError([((), "is empty; write an invariant or leave it out")])
     for rule in RULES:
         for pattern in rule.patterns:
             match = pattern.match(tidy)
-            if match is None:
+            if match is None or _captures_a_keyword(match.groupdict()):
                 continue
             try:
                 invariant = rule.build(match.groupdict())
             except RuleMismatch as exc:
                 raise InvariantCompileError([((), str(exc))], unmatched_text=True) from None
+            except ValidationError as exc:
+                reason = f"{tidy!r} names an empty or invalid argument ({exc.errors()[0]['msg']})"
+                raise InvariantCompileError([((), reason)], unmatched_text=True) from None
             return invariant.model_copy(update={"source": text})
     reason = f"no rule compiles {tidy!r} into a check"
     raise InvariantCompileError([((), reason)], unmatched_text=True)
 
 
+_KEYWORDS = frozenset("must should shall will needs has have signature signatures the a an".split())
+
+
+def _captures_a_keyword(groups: dict[str, str | None]) -> bool:
+    """A name the phrasing left blank lets the regex take a keyword for it ("changes to
+    signature", "tests in must exit 0"); such a match is no match."""
+    return any(
+        value is not None and value.strip().lower() in _KEYWORDS for value in groups.values()
+    )
+
+
 def matching_rule(text: str) -> str | None:
     """The name of the rule that compiles `text`, if any (for tests and diagnostics)."""
-    tidy = text.strip().rstrip(".!;").strip()
+    tidy = " ".join(text.split()).rstrip(".!;").strip()
     for rule in RULES:
         if any(pattern.match(tidy) for pattern in rule.patterns):
             return rule.name

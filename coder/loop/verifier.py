@@ -6,13 +6,15 @@ compacted evidence. Nothing the model said about its own work is consulted.
 
 from __future__ import annotations
 
-import re
 import shlex
 import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import regex
 
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
@@ -24,6 +26,7 @@ from summarizers.ast_scope import diff_symbols, find_symbol, language_for
 from summarizers.logs import compact_log
 
 EVIDENCE_BUDGET = 600
+TEXT_SEARCH_SECONDS = 10.0
 IGNORED_NOISE = ("__pycache__/", ".pytest_cache/")
 
 
@@ -207,8 +210,16 @@ def check_public_api(
 def _text_matches(
     pattern: str, paths: list[str] | None, step: CompiledStep, env: VerifyEnv
 ) -> list[str]:
-    regex = re.compile(pattern) if _is_regex(pattern) else re.compile(re.escape(pattern))
+    """Lines matching `pattern` in the given paths (default: the step's files).
+
+    The pattern comes from the model, so it is searched with a deadline: a catastrophically
+    backtracking expression fails the check instead of hanging the run.
+    """
+    compiled = (
+        regex.compile(pattern) if _is_regex(pattern) else regex.compile(regex.escape(pattern))
+    )
     globs = paths or step.contract.intended_modification.files
+    deadline = time.monotonic() + TEXT_SEARCH_SECONDS
     hits = []
     for rel in _tracked(env.root):
         if not any(glob_match(rel, g) for g in globs):
@@ -218,34 +229,42 @@ def _text_matches(
         except (OSError, UnicodeDecodeError):
             continue
         for n, line in enumerate(text.splitlines(), 1):
-            if regex.search(line):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            if compiled.search(line, timeout=left):
                 hits.append(f"{rel}:{n}: {line.strip()[:120]}")
     return hits
 
 
 @checker("text_absent")
 def check_text_absent(invariant: inv.TextAbsent, step: CompiledStep, env: VerifyEnv) -> Check:
-    hits = _text_matches(invariant.pattern, invariant.paths, step, env)
-    if hits:
-        return Check(
-            "text_absent",
-            "failed",
-            f"{len(hits)} match(es):\n" + "\n".join(hits[:10]),
-            detail=invariant.pattern,
-        )
-    return Check(
-        "text_absent", "passed", f"no match for {invariant.pattern!r}", detail=invariant.pattern
-    )
+    return _text_check("text_absent", invariant.pattern, invariant.paths, step, env)
 
 
 @checker("text_present")
 def check_text_present(invariant: inv.TextPresent, step: CompiledStep, env: VerifyEnv) -> Check:
-    hits = _text_matches(invariant.pattern, invariant.paths, step, env)
-    if hits:
-        return Check("text_present", "passed", hits[0], detail=invariant.pattern)
-    return Check(
-        "text_present", "failed", f"no match for {invariant.pattern!r}", detail=invariant.pattern
+    return _text_check("text_present", invariant.pattern, invariant.paths, step, env)
+
+
+def _text_check(
+    kind: str, pattern: str, paths: list[str] | None, step: CompiledStep, env: VerifyEnv
+) -> Check:
+    try:
+        hits = _text_matches(pattern, paths, step, env)
+    except TimeoutError:
+        slow = (
+            f"searching for {pattern!r} took over {TEXT_SEARCH_SECONDS:.0f}s; use a simpler pattern"
+        )
+        return Check(kind, "failed", slow, detail=pattern)
+    want_hits = kind == "text_present"
+    if bool(hits) == want_hits:
+        evidence = hits[0] if hits else f"no match for {pattern!r}"
+        return Check(kind, "passed", evidence, detail=pattern)
+    evidence = (
+        f"{len(hits)} match(es):\n" + "\n".join(hits[:10]) if hits else f"no match for {pattern!r}"
     )
+    return Check(kind, "failed", evidence, detail=pattern)
 
 
 @checker("max_changed_lines")
@@ -274,8 +293,8 @@ def check_advisory(invariant: inv.Advisory, step: CompiledStep, env: VerifyEnv) 
 
 def _is_regex(pattern: str) -> bool:
     try:
-        re.compile(pattern)
-    except re.error:
+        regex.compile(pattern)
+    except regex.error:
         return False
     return True
 

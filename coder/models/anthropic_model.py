@@ -22,7 +22,14 @@ from coder.models.base import (
     ToolSpec,
     Usage,
 )
-from coder.models.transport import Endpoint, RetryPolicy, SdkErrors, json_with_retries
+from coder.models.transport import (
+    Endpoint,
+    RetryPolicy,
+    SdkErrors,
+    json_with_retries,
+    public_url,
+    read_reply,
+)
 
 DEFAULT_TIMEOUT_S = 300.0
 _CACHE: dict[str, str] = {"type": "ephemeral"}
@@ -145,7 +152,7 @@ class AnthropicModel:
         self._retry = retry or RetryPolicy()
         self._cache_messages = cache_messages
         self._endpoint = Endpoint(
-            label=f"Anthropic API at {self._client.base_url}",
+            label=f"Anthropic API at {public_url(str(self._client.base_url))}",
             key_env="ANTHROPIC_API_KEY",
             secret=api_key,
             timeout_s=timeout_s,
@@ -180,4 +187,6 @@ class AnthropicModel:
             endpoint=self._endpoint,
             sdk=self._sdk,
         )
-        return reply_from_anthropic(body, time.monotonic() - started)
+        return read_reply(
+            lambda: reply_from_anthropic(body, time.monotonic() - started), self._endpoint
+        )

@@ -24,7 +24,14 @@ from coder.models.base import (
     Usage,
 )
 from coder.models.repair import RepairError, call_from_object, calls_in_text, strip_reasoning
-from coder.models.transport import Endpoint, RetryPolicy, SdkErrors, json_with_retries
+from coder.models.transport import (
+    Endpoint,
+    RetryPolicy,
+    SdkErrors,
+    json_with_retries,
+    public_url,
+    read_reply,
+)
 
 DEFAULT_TIMEOUT_S = 300.0
 NO_KEY = "not-needed"
@@ -179,7 +186,7 @@ class OpenAIModel:
         )
         self._retry = retry or RetryPolicy()
         self._endpoint = Endpoint(
-            label=f"OpenAI-compatible server at {self._client.base_url}",
+            label=f"OpenAI-compatible server at {public_url(str(self._client.base_url))}",
             key_env="OPENAI_API_KEY",
             secret="" if api_key == NO_KEY else api_key,
             timeout_s=timeout_s,
@@ -216,4 +223,7 @@ class OpenAIModel:
             endpoint=self._endpoint,
             sdk=self._sdk,
         )
-        return reply_from_openai(body, tools, self._new_id, time.monotonic() - started)
+        return read_reply(
+            lambda: reply_from_openai(body, tools, self._new_id, time.monotonic() - started),
+            self._endpoint,
+        )

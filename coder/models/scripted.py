@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from coder.models.base import (
     Usage,
 )
 from contracts.script import ScriptError, load_script
+from summarizers.tokens import estimate_tokens
 
 
 @dataclass(frozen=True)
@@ -41,10 +41,6 @@ class ScriptedTurn:
     calls: tuple[ScriptedCall, ...]
     usage: tuple[int, int] | None = None
     """(input, output) tokens a recorded model reported; None means estimate them."""
-
-
-def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text.encode("utf-8")) / 4)
 
 
 def request_text(system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str:

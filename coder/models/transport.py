@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 from coder.models.base import ModelError, ModelErrorKind
 
@@ -183,3 +184,24 @@ def json_with_retries(
     if not isinstance(body, Mapping):
         raise ModelError("connection", f"{endpoint.label} answered with a non-object")
     return body
+
+
+def read_reply(parse: Callable[[], T], endpoint: Endpoint) -> T:
+    """Run a provider's reply parser; a body of the wrong shape is a typed error, not a crash."""
+    try:
+        return parse()
+    except (AttributeError, KeyError, IndexError, TypeError, ValueError) as exc:
+        raise ModelError(
+            "connection",
+            f"{endpoint.label} sent a reply of an unexpected shape ({type(exc).__name__})",
+        ) from None
+
+
+def public_url(url: str) -> str:
+    """A base URL fit for messages: any `user:password@` part removed."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit(parts._replace(netloc=netloc))

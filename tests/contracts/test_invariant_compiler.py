@@ -331,3 +331,21 @@ def test_non_string_non_object_is_an_error() -> None:
 )
 def test_files_are_told_apart_from_symbols(name: str, is_file: bool) -> None:
     assert looks_like_file(name) is is_file
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x must contain ``",
+        "Zero breaking changes to  signature",
+        "All unit tests in  must exit code 0",
+        "the signature of  must not change",
+    ],
+)
+def test_blank_names_are_errors_not_wrong_checks(text: str) -> None:
+    with pytest.raises(InvariantCompileError):
+        compile_invariant(text)
+
+
+def test_a_directory_named_test_still_compiles() -> None:
+    assert compile_invariant("All unit tests in test must exit code 0").paths == ["test"]

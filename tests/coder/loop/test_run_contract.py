@@ -380,3 +380,24 @@ def test_model_commands_reach_no_network_and_write_nothing_outside_the_worktree(
     assert "refused" in runs[0]["text"] or "unreachable" in runs[0]["text"]
     assert not outside.exists() and not host_tmp.exists()
     assert (calc_repo / "README.md").read_text() == "calc\n"
+
+
+def test_a_catastrophic_text_pattern_fails_its_check_instead_of_hanging(
+    calc_repo, script, monkeypatch
+):
+    from coder.loop import verifier
+
+    monkeypatch.setattr(verifier, "TEXT_SEARCH_SECONDS", 1.0)
+    slow = step("slow", ["calc.py"], [{"kind": "text_absent", "pattern": "(a|aa)+$"}])
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(slow),
+            {"tool": "write_file", "input": {"path": "calc.py", "content": "a" * 40 + "!\n"}},
+            {"tool": "finish_step", "input": {"summary": "x"}},
+        ),
+        max_revisions=0,
+    )
+    check = next(e for e in events if e["type"] == "verification" and e["kind"] == "text_absent")
+    assert check["status"] == "failed" and "simpler pattern" in check["evidence"]
+    assert result.stop_reason == "revisions_exhausted"

@@ -251,3 +251,16 @@ def test_message_caching_can_be_turned_off() -> None:
     assert server.requests[0].body["messages"] == [
         {"role": "user", "content": [{"type": "text", "text": "fix add"}]}
     ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"type": "message", "role": "assistant", "content": 5, "usage": {}},
+        {"type": "message", "role": "assistant", "content": [], "usage": "x"},
+    ],
+)
+def test_a_reply_of_the_wrong_shape_is_a_typed_error(body: dict) -> None:
+    with fake_anthropic([Reply(body)]) as server, pytest.raises(ModelError) as err:
+        _ask(_model(server.base_url))
+    assert err.value.kind == "connection" and "unexpected shape" in err.value.message

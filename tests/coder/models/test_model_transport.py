@@ -144,3 +144,10 @@ def test_helpers() -> None:
     assert retry_after_s({"retry-after": "2"}) == 2.0
     assert retry_after_s({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) is None
     assert retry_after_s(None) is None
+
+
+def test_userinfo_never_reaches_messages() -> None:
+    from coder.models.transport import public_url
+
+    assert public_url("https://user:pa55@llm.local:8000/v1") == "https://llm.local:8000/v1"
+    assert public_url("http://127.0.0.1:11434/v1") == "http://127.0.0.1:11434/v1"

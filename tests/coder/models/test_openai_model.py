@@ -309,3 +309,17 @@ def test_reasoning_blocks_are_dropped_from_the_reply() -> None:
     reply = _reply_to(openai_completion(content=content))
     assert reply.tool_calls == [ToolCall("call_local_1", "list_files", {})]
     assert reply.text == ""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"choices": [{"message": "hi"}]},
+        {"choices": {"a": 1}},
+        {"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": "n/a"}},
+    ],
+)
+def test_a_reply_of_the_wrong_shape_is_a_typed_error(body: dict) -> None:
+    with fake_openai([Reply(body)]) as server, pytest.raises(ModelError) as err:
+        _ask(_model(server.base_url))
+    assert err.value.kind == "connection" and "unexpected shape" in err.value.message
