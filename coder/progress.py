@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.status import Status
 
 from coder.models.pricing import cost_usd
+from coder.show import escape_markup
 
 MARK = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "unverified": "[yellow]?[/]"}
 
@@ -30,7 +31,7 @@ class ProgressPrinter:
 
     def __call__(self, event: dict[str, Any]) -> None:
         kind = event["type"]
-        line = self._line(kind, event)
+        line = self._line(kind, escape_markup(event))
         if line:
             self.console.print(line, highlight=False)
         if self.live:

@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.columns import Columns
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -16,7 +17,8 @@ from coder.loop.trace import read_trace
 
 def render_run(run_dir: Path, console: Console) -> None:
     result = _load_json(run_dir / "result.json")
-    events = read_trace(run_dir / "trace.jsonl") if (run_dir / "trace.jsonl").is_file() else []
+    trace = run_dir / "trace.jsonl"
+    events = [escape_markup(e) for e in read_trace(trace)] if trace.is_file() else []
     if result:
         color = "green" if result["status"] == "verified" else "red"
         console.print(
@@ -101,6 +103,18 @@ def _clip(text: str, limit: int = 600) -> str:
 
 def _load_json(path: Path) -> dict[str, Any] | None:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
+    return escape_markup(data) if isinstance(data, dict) else None
+
+
+def escape_markup(value: Any) -> Any:
+    """Run text is data, never rich markup: a `[/]` in a model's message must print as is."""
+    if isinstance(value, str):
+        return escape(value)
+    if isinstance(value, list):
+        return [escape_markup(v) for v in value]
+    if isinstance(value, dict):
+        return {k: escape_markup(v) for k, v in value.items()}
+    return value

@@ -41,11 +41,13 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
             mode=mode,
             test_cmd=fixture.spec.test_cmd,
             out_dir=work / "run",
+            command_env=FIXTURE_ENV,
         )
         try:
             result = run_task(options).result
-        except UsageError as exc:
-            return _row(fixture, mode, error=str(exc), wall_s=time.monotonic() - started)
+        except Exception as exc:  # one broken run must not lose the whole report
+            kind = "" if isinstance(exc, UsageError) else f"{type(exc).__name__}: "
+            return _row(fixture, mode, error=f"{kind}{exc}", wall_s=time.monotonic() - started)
         judge = work / "judge"
         _git(repo, "worktree", "add", "--detach", str(judge), result.final_commit or "HEAD")
         shutil.copytree(fixture.acceptance, judge, dirs_exist_ok=True)

@@ -6,11 +6,16 @@ A review that posts a new comment on every push buries the conversation; the mar
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from coder.ci.context import PullRequestContext
-from coder.ci.github import GitHubClient, GitHubError, GitHubFailure, redact
+from coder.ci.github import GitHubClient, GitHubError, GitHubFailure, IssueComment, redact
+
+BOT_LOGIN_VAR = "CODER_BOT_LOGIN"
+"""The login whose marked comments are the bot's, for a bot run with a personal token."""
 
 REVIEW_MARKER = "<!-- coder-ci-review -->"
 FIX_MARKER = "<!-- coder-ci-fix -->"
@@ -42,15 +47,17 @@ def upsert_comment(
     *,
     marker: str,
     create: bool = True,
+    env: Mapping[str, str] | None = None,
 ) -> PostOutcome:
-    """Update the comment carrying `marker`, or create one (unless `create` is False, for news
-    worth correcting an old comment with but not worth a new one); never raises for GitHub's
-    answers."""
-    text = with_marker(body, marker)
+    """Update the bot's comment carrying `marker`, or create one (unless `create` is False, for
+    news worth correcting an old comment with but not worth a new one); never raises for
+    GitHub's answers. The body is scrubbed of the token before it leaves."""
+    text = with_marker(redact(body, ctx.token), marker)
+    bot_login = (os.environ if env is None else env).get(BOT_LOGIN_VAR, "").strip()
     try:
         with GitHubClient(ctx.api_url, ctx.token) as client:
             comments = client.list_issue_comments(ctx.repository, ctx.number)
-            existing = next((c for c in comments if _carries(c.body, marker)), None)
+            existing = next((c for c in comments if _is_ours(c, marker, bot_login)), None)
             if existing is not None:
                 updated = client.update_issue_comment(ctx.repository, existing.id, text)
                 return PostOutcome("updated", updated.id, updated.html_url)
@@ -62,6 +69,17 @@ def upsert_comment(
         failure = exc.failure
         clean = redact(failure.message, ctx.token)
         return PostOutcome("failed", failure=GitHubFailure(failure.kind, clean, failure.status))
+
+
+def _is_ours(comment: IssueComment, marker: str, bot_login: str) -> bool:
+    """A marked comment by a bot account (GITHUB_TOKEN posts as `github-actions[bot]`) or by
+    the configured login: anyone can type the marker, and adopting a person's comment would
+    overwrite it, or fail with 403 and leave the PR without a report."""
+    if not _carries(comment.body, marker) or comment.user is None:
+        return False
+    if bot_login and comment.user.login.lower() == bot_login.lower():
+        return True
+    return comment.user.type == "Bot"
 
 
 def _carries(body: str | None, marker: str) -> bool:

@@ -7,7 +7,6 @@ goes to `coder/fix-<pr>`; the PR's own branch is touched only when the user aske
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -179,13 +178,14 @@ def _run_and_push(
 
     run_id = new_run_id()
     out_dir = options.out_dir or repo / ".coder" / "runs" / run_id
+    model = _model_spec(options)
     with _repo_at(repo, target.head) as run_repo:
         try:
             outcome = run_task(
                 RunOptions(
                     repo=run_repo,
                     task=task,
-                    model=options.model,
+                    model=model,
                     mode="contract",
                     test_cmd=command,
                     max_revisions=options.max_revisions,
@@ -259,13 +259,23 @@ def _repo_at(repo: Path, commit: str) -> Iterator[Path]:
         return
     with tempfile.TemporaryDirectory(prefix="coder-ci-fix-") as tmp:
         clone = Path(tmp) / "repo"
-        subprocess.run(
-            ["git", "clone", "--quiet", "--shared", "--no-checkout", str(repo), str(clone)],
-            check=True,
-            capture_output=True,
-        )
+        git(repo, "clone", "--quiet", "--shared", "--no-checkout", str(repo), str(clone))
         git(clone, "checkout", "--quiet", "--detach", commit)
         yield clone
+
+
+def _model_spec(options: FixOptions) -> str:
+    """The flag, else the default from the environment; never the head's `.coder.toml`, which
+    the PR wrote and could point at a `script:` model of its own, steering the agent whose
+    commits get pushed."""
+    from coder.models.registry import ConfigError, default_model_spec
+
+    if options.model:
+        return options.model
+    try:
+        return default_model_spec(options.env)
+    except ConfigError as exc:
+        raise CiInputError(str(exc)) from None
 
 
 def _compare_url(env: Mapping[str, str], target: _Target) -> str | None:

@@ -7,7 +7,9 @@ scrubbed of the token anyway, so a server that echoes it back cannot leak it int
 
 from __future__ import annotations
 
+import base64
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
@@ -20,6 +22,8 @@ FailureKind = Literal[
 ]
 
 M = TypeVar("M", bound=BaseModel)
+
+MIN_SECRET_CHARS = 8
 
 MAX_COMMENT_PAGES = 50
 """Pages of 100 comments read before giving up: a PR with 5,000 comments is not a PR."""
@@ -41,19 +45,59 @@ class GitHubError(Exception):
         self.failure = failure
 
 
+class CommentAuthor(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    login: str = ""
+    type: str = ""
+    """`Bot` for apps such as `github-actions[bot]`, `User` for people."""
+
+
 class IssueComment(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     id: int
     body: str | None = ""
     html_url: str = ""
+    user: CommentAuthor | None = None
+    """Who wrote it; None when GitHub leaves it out (a deleted account)."""
 
 
 def redact(text: str, secret: str | None) -> str:
-    """The text with every occurrence of the secret replaced."""
+    """The text with every occurrence of the secret replaced, in the clear and in the base64
+    forms git's credentials take (`http.extraheader: AUTHORIZATION: basic …` as
+    actions/checkout writes it), which a test reading `.git/config` could print."""
     if not secret:
         return text
-    return text.replace(secret, "***")
+    for form in secret_forms(secret):
+        text = text.replace(form, "***")
+    return text
+
+
+def redact_all(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        text = redact(text, secret)
+    return text
+
+
+def env_secrets(env: Mapping[str, str]) -> list[str]:
+    """Values of the variables the sandbox hides from commands (`*_KEY`, `*_TOKEN`, `*SECRET*`,
+    `*PASSWORD*`), long enough that hiding them cannot garble ordinary text."""
+    found = []
+    for name, value in env.items():
+        upper = name.upper()
+        secret_name = upper.endswith(("_KEY", "_TOKEN")) or "SECRET" in upper
+        if (secret_name or "PASSWORD" in upper) and len(value.strip()) >= MIN_SECRET_CHARS:
+            found.append(value.strip())
+    return found
+
+
+def secret_forms(secret: str) -> list[str]:
+    """The secret and its base64 encodings, longest first, as they could appear in output."""
+    forms = {secret}
+    for prefix in ("x-access-token:", ""):
+        forms.add(base64.b64encode(f"{prefix}{secret}".encode()).decode().rstrip("="))
+    return sorted(forms, key=len, reverse=True)
 
 
 class GitHubClient:

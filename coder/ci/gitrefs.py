@@ -1,7 +1,8 @@
-"""Read-only questions about two commits, asked of git's object store.
+"""Read-only questions about two commits, asked of git's object store; and the one door
+through which coder/ci runs git at all (sandbox.gitcli's safe settings, always).
 
-Nothing here reads or writes a working tree: file contents come from `git show commit:path`,
-so a review never depends on what happens to be checked out.
+Nothing here reads or writes a working tree: file contents come from `git cat-file`, so a
+review never depends on what happens to be checked out.
 """
 
 from __future__ import annotations
@@ -10,9 +11,15 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox import gitcli
+
 
 class GitError(Exception):
     """A git command failed; the message is one line for the person."""
+
+
+_PLAIN_DIFF = ("-M", "--no-ext-diff", "--no-textconv")
+"""Git's own diff only: a `.gitattributes` in the PR cannot route it through a program."""
 
 
 @dataclass(frozen=True)
@@ -27,51 +34,78 @@ class ChangedPath:
 
 
 def git(repo: Path, *args: str, check: bool = True) -> str:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-    )
-    if check and proc.returncode != 0:
-        detail = (proc.stderr.strip().splitlines() or ["failed"])[-1]
-        raise GitError(f"git {args[0]}: {detail}")
-    return proc.stdout
+    """git in `repo` as the harness runs it (sandbox.gitcli: no hooks, no fsmonitor, no
+    repository-selecting variables), so nothing a PR or a confined command wrote is run."""
+    try:
+        out = gitcli.git(list(args), repo, check=check)
+    except gitcli.GitError as exc:
+        raise GitError(f"git {args[0]}: {_last_line(exc.stderr)}") from None
+    return out.decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True)
+class GitRun:
+    returncode: int
+    output: str
+    """stderr then stdout, decoded."""
+    timed_out: bool = False
+
+
+def git_run(repo: Path, *args: str, timeout_s: float) -> GitRun:
+    """git with a time limit, for commands that talk to a remote (sandbox.gitcli has no
+    timeout; this is the one place that reuses its settings directly)."""
+    try:
+        proc = subprocess.run(
+            ["git", *gitcli._SAFE_CONFIG, *args],
+            cwd=repo,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout_s,
+            env=gitcli._base_env(),
+        )
+    except subprocess.TimeoutExpired:
+        return GitRun(-1, "", timed_out=True)
+    output = (proc.stderr + proc.stdout).decode("utf-8", errors="replace")
+    return GitRun(proc.returncode, output)
+
+
+def git_url(repo: Path, remote: str) -> str | None:
+    """The remote's URL, or None when there is no such remote."""
+    if not remote or remote.startswith("-"):
+        return None
+    return _line_or_none(repo, "remote", "get-url", remote)
 
 
 def is_repository(path: Path) -> bool:
-    if not path.is_dir():
-        return False
-    proc = subprocess.run(
-        ["git", "-C", str(path), "rev-parse", "--git-dir"], capture_output=True, text=True
-    )
-    return proc.returncode == 0
+    return path.is_dir() and gitcli.git_ok(["rev-parse", "--git-dir"], path)
 
 
 def resolve_commit(repo: Path, ref: str) -> str | None:
     """The full sha `ref` names, or None when it names no commit."""
     if not ref or ref.startswith("-"):
         return None
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
-        capture_output=True,
-        text=True,
-    )
-    return proc.stdout.strip() if proc.returncode == 0 else None
+    return _line_or_none(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
 
 
 def merge_base(repo: Path, base: str, head: str) -> str | None:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "merge-base", base, head], capture_output=True, text=True
-    )
-    return proc.stdout.strip() if proc.returncode == 0 else None
+    return _line_or_none(repo, "merge-base", base, head)
+
+
+def _line_or_none(repo: Path, *args: str) -> str | None:
+    try:
+        return gitcli.git(list(args), repo).decode("utf-8", errors="replace").strip()
+    except gitcli.GitError:
+        return None
+
+
+def _last_line(stderr: str) -> str:
+    return (stderr.strip().splitlines() or ["failed"])[-1]
 
 
 def changed_paths(repo: Path, base: str, head: str) -> list[ChangedPath]:
     """Every file that differs between two commits, renames detected, with line counts."""
-    statuses = _name_status(git(repo, "diff", "--name-status", "-z", "-M", base, head))
-    counts = _numstat(git(repo, "diff", "--numstat", "-z", "-M", base, head))
+    statuses = _name_status(git(repo, "diff", *_PLAIN_DIFF, "--name-status", "-z", base, head))
+    counts = _numstat(git(repo, "diff", *_PLAIN_DIFF, "--numstat", "-z", base, head))
     changed: list[ChangedPath] = []
     for path, (status, old_path) in statuses.items():
         added, removed, binary = counts.get(path, (0, 0, False))
@@ -80,15 +114,16 @@ def changed_paths(repo: Path, base: str, head: str) -> list[ChangedPath]:
 
 
 def unified_diff(repo: Path, base: str, head: str) -> str:
-    return git(repo, "diff", "-M", "--no-color", "--no-ext-diff", base, head)
+    return git(repo, "diff", *_PLAIN_DIFF, "--no-color", base, head)
 
 
 def file_at(repo: Path, commit: str, path: str) -> str | None:
     """The file's text at the commit, or None when it is absent there."""
-    proc = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True)
-    if proc.returncode != 0:
+    try:
+        data = gitcli.git(["cat-file", "blob", f"{commit}:{path}"], repo)
+    except gitcli.GitError:
         return None
-    return proc.stdout.decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors="replace")
 
 
 _STATUS_WORDS = {"A": "added", "D": "deleted", "M": "modified", "R": "renamed", "C": "added"}

@@ -7,13 +7,12 @@ is scrubbed of URL credentials and the token before it reaches a person.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from coder.ci.github import redact
+from coder.ci.gitrefs import git_run, git_url
 
 _URL_CREDENTIALS = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
 
@@ -34,10 +33,7 @@ def scrub(text: str, token: str | None) -> str:
 
 
 def remote_exists(repo: Path, remote: str) -> bool:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "remote", "get-url", remote], capture_output=True, text=True
-    )
-    return proc.returncode == 0
+    return git_url(repo, remote) is not None
 
 
 def push_commit(
@@ -53,26 +49,18 @@ def push_commit(
     """Point `branch` on `remote` at `commit`. `force` is for the bot's own branch only, which
     an earlier run may have left on an older head."""
     refspec = f"{'+' if force else ''}{commit}:refs/heads/{branch}"
-    args = ["git", "-C", str(repo), "push", "--porcelain", remote, refspec]
-    try:
-        proc = subprocess.run(
-            args,
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-            env=_no_prompt_env(),
-        )
-    except subprocess.TimeoutExpired:
+    done = git_run(repo, "push", "--porcelain", remote, refspec, timeout_s=timeout_s)
+    if done.timed_out:
         return PushResult(
             False, remote, branch, commit, f"git push timed out after {timeout_s:.0f} s"
         )
-    if proc.returncode == 0:
+    if done.returncode == 0:
         return PushResult(
             True, remote, branch, commit, f"pushed {commit[:10]} to {remote}/{branch}"
         )
-    lines = [line for line in (proc.stderr + proc.stdout).splitlines() if line.strip()]
+    lines = [line for line in done.output.splitlines() if line.strip()]
     reason = next((line for line in lines if "rejected" in line or "fatal" in line), None)
-    reason = reason or (lines[-1] if lines else f"exit {proc.returncode}")
+    reason = reason or (lines[-1] if lines else f"exit {done.returncode}")
     return PushResult(
         False,
         remote,
@@ -80,8 +68,3 @@ def push_commit(
         commit,
         scrub(f"git push to {remote}/{branch} failed: {reason.strip()}", token),
     )
-
-
-def _no_prompt_env() -> dict[str, str]:
-    """The caller's environment, with git told never to wait for a password on a terminal."""
-    return {**os.environ, "GIT_TERMINAL_PROMPT": "0"}

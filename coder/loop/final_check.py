@@ -52,12 +52,13 @@ def final_check(sandbox: Sandbox, root: Path, base: Baseline, timeout_s: float) 
         t for t in passed_before if now.get(t, "missing") in ("failed", "error", "missing")
     )
     summary = compact_log(result.output, budget=800, exit_code=result.exit_code).text
-    if base.exit_code in (0, None) or not now:
+    if base.exit_code in (0, None) or base.timed_out or not base.outcomes or not now:
+        why = "it passed at the base" if base.exit_code == 0 else "no per-test outcomes to compare"
         return FinalCheck(
             command=base.command,
             passed=False,
             new_failures=new_failures,
-            detail=f"exit {result.exit_code} (it passed at the base)\n{summary}",
+            detail=f"exit {result.exit_code} ({why})\n{summary}",
         )
     if new_failures:
         return FinalCheck(

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from coder.loop import prompts
 from coder.loop.planning import plan_phase, revise_phase
 from coder.loop.runtime import Runtime
-from coder.loop.state import RunStop
+from coder.loop.state import RunStop, command_timeout
 from coder.loop.turns import Phase
 from coder.loop.verifier import Check, VerifyEnv, verify_step
 from coder.tools.specs import EXECUTE_TOOLS, REACT_TOOLS
@@ -39,7 +39,7 @@ def run_contract(rt: Runtime) -> None:
                 kind=check.kind,
                 status=check.status,
                 detail=check.detail,
-                evidence=check.evidence,
+                evidence=rt.session.redact(check.evidence),
                 duration_s=round(check.command_s, 3),
             )
         if all(c.status != "failed" for c in checks):
@@ -47,8 +47,7 @@ def run_contract(rt: Runtime) -> None:
             continue
         rt.state.record_checks(step_id, checks, "rolled_back")
         _rollback(rt, step, checkpoint.sha)
-        failures[step_id] = _failure_account(step_id, checks)
-        rt.state.last_failure = failures[step_id]
+        failures[step_id] = rt.session.redact(_failure_account(step_id, checks))
         if rt.state.revisions >= rt.limits.max_revisions:
             raise RunStop(
                 "revisions_exhausted",
@@ -115,7 +114,7 @@ def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
         checkpoints=rt.checkpoints,
         checkpoint_sha=checkpoint_sha,
         test_cmd=rt.test_cmd,
-        cmd_timeout_s=rt.limits.cmd_timeout_s,
+        cmd_timeout_s=command_timeout(rt.limits, rt.state),
         protected=rt.protected,
     )
 

@@ -22,9 +22,10 @@ def write_outputs(
     final: FinalCheck | None,
 ) -> RunResult:
     state = rt.state
-    final_commit = _git(rt, "rev-parse", "HEAD").strip() or None
-    patch = _git(rt, "diff", "--binary", workspace.base_commit, "HEAD")
-    (rt.run_dir / "final.patch").write_text(patch, encoding="utf-8")
+    final_commit = _git(rt, "rev-parse", "HEAD").decode().strip() or None
+    raw_patch = _git(rt, "diff", "--binary", workspace.base_commit, "HEAD")
+    (rt.run_dir / "final.patch").write_bytes(raw_patch)
+    patch = raw_patch.decode("utf-8", errors="replace")
     wall = state.elapsed()
     steps = [state.steps[s] for s in (state.plan.order if state.plan else []) if s in state.steps]
     steps += [o for s, o in state.steps.items() if o not in steps]
@@ -56,6 +57,7 @@ def write_outputs(
     return result
 
 
-def _git(rt: Runtime, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=rt.root, capture_output=True, text=True, check=False)
+def _git(rt: Runtime, *args: str) -> bytes:
+    """Bytes, not text: a patch may touch files in any encoding, and must apply byte for byte."""
+    proc = subprocess.run(["git", *args], cwd=rt.root, capture_output=True, check=False)
     return proc.stdout

@@ -92,6 +92,11 @@ def run_task(options: RunOptions) -> RunOutcome:
     model_spec, model = _model(options, config.model if config else None)
     limits = _limits(options, config)
     run_id = options.run_id or new_run_id()
+    if options.out_dir is not None:
+        try:
+            options.out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"--out {options.out_dir}: {exc.strerror or exc}") from None
     try:
         prune_stale_worktrees(repo)
         workspace = Workspace.create(repo, run_id)
@@ -289,7 +294,10 @@ def _apply(repo: Path, result: RunResult, run_dir: Path) -> RunResult:
         result.message += "; not applied (the run did not verify a change)"
         return result
     dirty = subprocess.run(
-        ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
     )
     if dirty.stdout.strip():
         result.message += f"; not applied: your working tree has uncommitted changes (branch {result.branch} holds the change)"
@@ -303,7 +311,10 @@ def _apply(repo: Path, result: RunResult, run_dir: Path) -> RunResult:
             f"; not applied: the patch does not apply cleanly ({check.stderr.strip()[:200]})"
         )
         return result
-    subprocess.run(["git", "apply", str(patch)], cwd=repo, check=True, capture_output=True)
+    applied = subprocess.run(["git", "apply", str(patch)], cwd=repo, capture_output=True, text=True)
+    if applied.returncode != 0:
+        result.message += f"; not applied: {applied.stderr.strip()[:200]}"
+        return result
     result.applied = True
     result.message += "; applied to your working tree"
     (run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")

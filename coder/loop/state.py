@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from contracts.result import InvariantOutcome, StepOutcome
@@ -35,6 +34,12 @@ class Limits:
     """Turns whose tool outputs stay whole; older ones are masked to one line."""
 
 
+def command_timeout(limits: Limits, state: RunState) -> float:
+    """A command may run for its own limit, but never past the run's wall-clock timeout."""
+    left = limits.timeout_s - state.elapsed()
+    return max(1.0, min(limits.cmd_timeout_s, left))
+
+
 @dataclass
 class RunState:
     started: float = field(default_factory=time.monotonic)
@@ -50,11 +55,9 @@ class RunState:
     steps: dict[str, StepOutcome] = field(default_factory=dict)
     step_commits: dict[str, str] = field(default_factory=dict)
     verified: list[str] = field(default_factory=list)
-    last_failure: str = ""
     seen: set[str] = field(default_factory=set)
     idle_turns: int = 0
     failed_calls: dict[str, int] = field(default_factory=dict)
-    largest_context: int = 0
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -70,9 +73,3 @@ class RunState:
             InvariantOutcome(kind=c.kind, status=c.status, detail=c.detail) for c in checks
         ]
         out.status = status  # type: ignore[assignment]
-
-
-@dataclass(frozen=True)
-class Paths:
-    run_dir: Path
-    worktree: Path

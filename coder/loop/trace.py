@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from coder.loop.redact import Redactor
+
 Listener = Callable[[dict[str, Any]], None]
 
 
@@ -20,6 +22,7 @@ class TraceWriter:
         self._seq = 0
         self._lock = threading.Lock()
         self._listeners: list[Listener] = []
+        self._redact = Redactor()
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file = path.open("a", encoding="utf-8")
 
@@ -32,10 +35,20 @@ class TraceWriter:
             event = {"ts": round(time.time(), 3), "run_id": self.run_id, "seq": self._seq}
             event["type"] = type_
             event.update(payload)
-            self._file.write(json.dumps(event, default=str, ensure_ascii=False) + "\n")
+            line = self._redact(json.dumps(event, default=str, ensure_ascii=False))
+            self._file.write(line + "\n")
             self._file.flush()
         for listener in self._listeners:
-            listener(event)
+            try:
+                listener(event)
+            except Exception as exc:  # a display must never end a run
+                self._listeners.remove(listener)
+                self.emit(
+                    "observation",
+                    tool=None,
+                    status="error",
+                    text=f"progress display failed: {exc!r}",
+                )
         return event
 
     def close(self) -> None:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from coder.loop.context import Conversation, ResultEntry, Turn, fit, mask_line
 from coder.loop.decode import decode
-from coder.loop.state import Limits, RunState, RunStop
+from coder.loop.redact import Redactor
+from coder.loop.state import Limits, RunState, RunStop, command_timeout
 from coder.loop.trace import TraceWriter
 from coder.models.base import (
     Message,
@@ -28,6 +29,9 @@ from coder.models.base import (
 from coder.tools.specs import TOOL_ARGS, tool_specs, usage_line
 from coder.tools.toolbox import Observation, ToolBox
 from contracts.decisions import Act, Ask, Call, Final, ParseError, Stop
+
+FILE_CHANGING = frozenset({"edit_file", "write_file", "delete_file"})
+"""After one of these succeeds, earlier failures may no longer repeat: the refusal resets."""
 
 OnFinal = Callable[[str, dict[str, Any]], str | None]
 """Judges a phase-ending call: None accepts it, a string rejects it with that explanation."""
@@ -65,9 +69,11 @@ class Session:
         self.limits = limits
         self.system = system
         self.ask = ask
+        self.redact = Redactor()
 
     def run_phase(self, phase: Phase) -> PhaseEnd:
         conversation = Conversation(phase.briefing)
+        self.state.failed_calls.clear()
         parse_errors = 0
         while True:
             reply = self._call_model(conversation, phase)
@@ -140,7 +146,6 @@ class Session:
             limits.context_tokens,
             keep_recent=limits.keep_recent_turns,
         )
-        state.largest_context = max(state.largest_context, size)
         state.turns += 1
         started = time.monotonic()
         try:
@@ -180,10 +185,13 @@ class Session:
                 f"(form: {usage_line(call.tool) if call.tool in TOOL_ARGS else call.tool})"
             )
         else:
+            self.toolbox.cmd_timeout_s = command_timeout(self.limits, self.state)
             obs = self.toolbox.execute(call.tool, call.args)
             self.state.command_s += obs.duration_s
             if obs.status != "ok":
                 self.state.failed_calls[key] = self.state.failed_calls.get(key, 0) + 1
+            elif call.tool in FILE_CHANGING:
+                self.state.failed_calls.clear()
         self._answer(turn, call.id, call.tool, call.args, obs)
         fingerprint = obs.fingerprint or (f"{key}\0{obs.text}" if obs.status == "ok" else None)
         if fingerprint is None or fingerprint in self.state.seen:
@@ -192,6 +200,7 @@ class Session:
         return True
 
     def _answer(self, turn: Turn, call_id: str, tool: str, args: dict, obs: Observation) -> None:
+        obs = replace(obs, text=self.redact(obs.text))
         self.trace.emit(
             "observation",
             tool=tool,

@@ -6,6 +6,7 @@ compacted evidence. Nothing the model said about its own work is consulted.
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import time
@@ -27,7 +28,6 @@ from summarizers.logs import compact_log
 
 EVIDENCE_BUDGET = 600
 TEXT_SEARCH_SECONDS = 10.0
-IGNORED_NOISE = ("__pycache__/", ".pytest_cache/")
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def verify_step(step: CompiledStep, env: VerifyEnv) -> list[Check]:
 def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
     changes = env.checkpoints.changes_since(env.checkpoint_sha)
     touched = [c.path for c in changes] + [c.old_path for c in changes if c.old_path]
-    changed = [p for p in touched if not any(noise in p for noise in IGNORED_NOISE)]
+    changed = list(dict.fromkeys(touched))
     outside = out_of_scope(changed, step.contract.intended_modification.files, env.protected)
     if outside:
         allowed = ", ".join(step.contract.intended_modification.files)
@@ -215,24 +215,18 @@ def _text_matches(
     The pattern comes from the model, so it is searched with a deadline: a catastrophically
     backtracking expression fails the check instead of hanging the run.
     """
-    compiled = (
-        regex.compile(pattern) if _is_regex(pattern) else regex.compile(regex.escape(pattern))
-    )
+    compiled = regex.compile(pattern)
     globs = paths or step.contract.intended_modification.files
     deadline = time.monotonic() + TEXT_SEARCH_SECONDS
     hits = []
     for rel in _tracked(env.root):
         if not any(glob_match(rel, g) for g in globs):
             continue
-        try:
-            text = (env.root / rel).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+        text = _current(env, rel)
+        if text is None:
             continue
         for n, line in enumerate(text.splitlines(), 1):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            if compiled.search(line, timeout=left):
+            if compiled.search(line, timeout=max(0.0, deadline - time.monotonic())):
                 hits.append(f"{rel}:{n}: {line.strip()[:120]}")
     return hits
 
@@ -291,16 +285,10 @@ def check_advisory(invariant: inv.Advisory, step: CompiledStep, env: VerifyEnv) 
     )
 
 
-def _is_regex(pattern: str) -> bool:
-    try:
-        regex.compile(pattern)
-    except regex.error:
-        return False
-    return True
-
-
 def _git(env: VerifyEnv, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=env.root, capture_output=True, text=True, check=False)
+    return subprocess.run(
+        ["git", *args], cwd=env.root, capture_output=True, text=True, errors="replace", check=False
+    )
 
 
 def _at_checkpoint(env: VerifyEnv, rel: str) -> str | None:
@@ -309,7 +297,12 @@ def _at_checkpoint(env: VerifyEnv, rel: str) -> str | None:
 
 
 def _current(env: VerifyEnv, rel: str) -> str | None:
+    """A worktree file's text; None for binaries and for links that lead out of the worktree
+    (the model could otherwise point one at /proc/self/environ and read it back as evidence)."""
     path = env.root / rel
+    real = os.path.realpath(path)
+    if os.path.commonpath([real, os.path.realpath(env.root)]) != os.path.realpath(env.root):
+        return None
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

@@ -8,12 +8,13 @@ is told.
 from __future__ import annotations
 
 import hashlib
-import re
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import regex
 from pydantic import ValidationError
 
 from coder.tools.editing import apply_edit
@@ -29,6 +30,7 @@ ObservationStatus = Literal["ok", "error", "denied"]
 READ_LINES_DEFAULT = 400
 LIST_LIMIT = 400
 SEARCH_LIMIT = 100
+SEARCH_SECONDS = 10.0
 RUN_BUDGET_TOKENS = 1500
 
 
@@ -74,6 +76,10 @@ class ToolBox:
             return handler(parsed)
         except OSError as exc:
             return Observation.error(f"{tool} failed: {exc.strerror or exc}")
+        except ValueError as exc:
+            return Observation.error(
+                f"{tool} failed: {exc}; use plain UTF-8 text without NUL bytes"
+            )
 
     def _read_file(self, a: Any) -> Observation:
         decision = self.policy.check(a.path, write=False)
@@ -86,10 +92,16 @@ class ToolBox:
         if b"\0" in data[:8192]:
             return Observation.error(f"{a.path} is a binary file ({len(data)} bytes)")
         lines = data.decode("utf-8", errors="replace").splitlines()
+        if not lines:
+            return Observation("ok", "(empty file)", 0)
         start = (a.start_line or 1) - 1
+        if start >= len(lines) or (a.end_line is not None and a.end_line < start + 1):
+            return Observation.error(
+                f"{a.path} has {len(lines)} lines; ask for a range within 1-{len(lines)}"
+            )
         end = a.end_line or min(len(lines), start + READ_LINES_DEFAULT)
         shown = [f"{n:>5}| {line}" for n, line in enumerate(lines[start:end], start + 1)]
-        text = "\n".join(shown) if shown else "(empty file)"
+        text = "\n".join(shown)
         if end < len(lines):
             text += f"\n… {len(lines) - end} more lines; read_file with start_line={end + 1}"
         return Observation("ok", text, len(data))
@@ -104,30 +116,45 @@ class ToolBox:
         return Observation("ok", text, len(text))
 
     def _search(self, a: Any) -> Observation:
+        """A model-written pattern over files the policy lets it read, under a deadline."""
         try:
-            regex = re.compile(a.pattern)
-        except re.error as exc:
+            pattern = regex.compile(a.pattern)
+        except regex.error as exc:
             return Observation.error(
                 f"invalid regular expression: {exc}; escape special characters"
             )
         hits: list[str] = []
         total = 0
+        deadline = time.monotonic() + SEARCH_SECONDS
         for rel in tracked_and_new_files(self.root):
             if a.glob and not glob_match(rel, a.glob):
                 continue
-            try:
-                text = (self.root / rel).read_text(encoding="utf-8")
-            except (UnicodeDecodeError, OSError):
-                continue
+            text = self._readable_text(rel)
             for n, line in enumerate(text.splitlines(), 1):
-                if regex.search(line):
-                    total += 1
-                    if len(hits) < SEARCH_LIMIT:
-                        hits.append(f"{rel}:{n}: {line.strip()[:200]}")
+                try:
+                    found = pattern.search(line, timeout=max(0.0, deadline - time.monotonic()))
+                except TimeoutError:
+                    return Observation.error(
+                        f"search took over {SEARCH_SECONDS:.0f}s; use a simpler pattern or a glob"
+                    )
+                if not found:
+                    continue
+                total += 1
+                if len(hits) < SEARCH_LIMIT:
+                    hits.append(f"{rel}:{n}: {line.strip()[:200]}")
         if not hits:
             return Observation("ok", f"no matches for {a.pattern!r}", 0)
         more = f"\n… {total - len(hits)} more matches" if total > len(hits) else ""
         return Observation("ok", "\n".join(hits) + more, total)
+
+    def _readable_text(self, rel: str) -> str:
+        """A file's text if the policy lets the model read it (no symlink out of the worktree)."""
+        if not self.policy.check(rel, write=False).allowed:
+            return ""
+        try:
+            return (self.root / rel).read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            return ""
 
     def _edit_file(self, a: Any) -> Observation:
         decision = self.policy.check(a.path, write=True)

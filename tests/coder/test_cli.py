@@ -217,3 +217,25 @@ def test_progress_is_plain_lines_without_a_terminal(tmp_path):
     assert any("rolled back fix-add to HEAD~1" in line for line in lines)
     assert any(line.startswith("revision 1 → plan v2") for line in lines)
     assert any(line.startswith("verified (completed)") for line in lines)
+
+
+def test_markup_in_model_text_prints_as_written(tmp_path):
+    repo = calc(tmp_path)
+    script = write_script(
+        tmp_path / "s.json", [{"tool": "stop", "input": {"reason": "blocked [/] on list[int]"}}]
+    )
+    proc = coder(
+        "run",
+        "--task",
+        "x",
+        "--repo",
+        str(repo),
+        "--model",
+        f"script:{script}",
+        "--out",
+        str(tmp_path / "o"),
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "blocked [/] on list[int]" in proc.stdout
+    show = coder("show", str(tmp_path / "o"))
+    assert show.returncode == 0 and "blocked [/] on list[int]" in show.stdout

@@ -44,19 +44,23 @@ class FakeGitHub:
     url: str = ""
     link_base: str = ""
     """Where Link headers point; the server's own URL unless a test says otherwise."""
+    poster: dict[str, str] = field(
+        default_factory=lambda: {"login": "github-actions[bot]", "type": "Bot"}
+    )
+    """Who the token belongs to: the author of comments posted through the API."""
     _next_id: int = 1000
 
-    def seed(self, number: int, bodies: list[str]) -> None:
+    def seed(self, number: int, bodies: list[str], user: dict[str, str] | None = None) -> None:
         for body in bodies:
-            self._add(number, body)
+            self._add(number, body, user)
 
-    def _add(self, number: int, body: str) -> dict[str, Any]:
+    def _add(self, number: int, body: str, user: dict[str, str] | None = None) -> dict[str, Any]:
         self._next_id += 1
         comment = {
             "id": self._next_id,
             "body": body,
             "html_url": f"https://github.example/{self.repository}/pull/{number}#c{self._next_id}",
-            "user": {"login": "github-actions[bot]"},
+            "user": dict(user or self.poster),
         }
         self.comments.setdefault(number, []).append(comment)
         return comment
@@ -80,6 +84,8 @@ class FakeGitHub:
         if (m := UPDATE.match(parts.path)) and method == "PATCH":
             for comment in (c for cs in self.comments.values() for c in cs):
                 if comment["id"] == int(m.group(2)):
+                    if comment["user"]["login"] != self.poster["login"]:
+                        return 403, {}, {"message": "Resource not accessible by integration"}
                     comment["body"] = body["body"]
                     return 200, {}, comment
         return 404, {}, {"message": "Not Found"}

@@ -108,3 +108,55 @@ def test_next_link_to_another_host_is_not_followed(github: FakeGitHub) -> None:
 def test_long_body_is_cut_to_fit() -> None:
     text = with_marker("x" * 100_000, REVIEW_MARKER)
     assert text.startswith(REVIEW_MARKER) and len(text) <= 65_000
+
+
+HUMAN = {"login": "mallory", "type": "User"}
+
+
+def test_spoofed_marker_by_a_person_is_ignored_and_a_new_comment_made(github: FakeGitHub) -> None:
+    github.seed(5, [f"{REVIEW_MARKER}\nfake all-clear"], user=HUMAN)
+    outcome = upsert_comment(_ctx(github), "real report", marker=REVIEW_MARKER, env={})
+    assert outcome.action == "created"
+    bodies = [c["body"] for c in github.comments[5]]
+    assert bodies == [f"{REVIEW_MARKER}\nfake all-clear", f"{REVIEW_MARKER}\nreal report"]
+    assert not [r for r in github.requests if r.method == "PATCH"]
+
+
+def test_the_bots_own_comment_is_updated_past_a_spoof(github: FakeGitHub) -> None:
+    github.seed(5, [f"{REVIEW_MARKER}\nspoof"], user=HUMAN)
+    github.seed(5, [f"{REVIEW_MARKER}\nold report"])
+    outcome = upsert_comment(_ctx(github), "new report", marker=REVIEW_MARKER, env={})
+    assert outcome.action == "updated" and outcome.comment_id == github.comments[5][1]["id"]
+    assert [c["body"] for c in github.comments[5]] == [
+        f"{REVIEW_MARKER}\nspoof",
+        f"{REVIEW_MARKER}\nnew report",
+    ]
+
+
+def test_configured_login_adopts_a_personal_tokens_comment(github: FakeGitHub) -> None:
+    github.poster = {"login": "release-robot", "type": "User"}
+    github.seed(5, [f"{REVIEW_MARKER}\nspoof"], user=HUMAN)
+    github.seed(5, [f"{REVIEW_MARKER}\nold"])
+    env = {"CODER_BOT_LOGIN": "Release-Robot"}
+    outcome = upsert_comment(_ctx(github), "new", marker=REVIEW_MARKER, env=env)
+    assert outcome.action == "updated" and outcome.comment_id == github.comments[5][1]["id"]
+    without = upsert_comment(_ctx(github), "again", marker=REVIEW_MARKER, env={})
+    assert without.action == "created"
+
+
+def test_comment_without_author_is_not_adopted(github: FakeGitHub) -> None:
+    github.seed(5, [f"{REVIEW_MARKER}\nghost"])
+    github.comments[5][0].pop("user")
+    outcome = upsert_comment(_ctx(github), "report", marker=REVIEW_MARKER, env={})
+    assert outcome.action == "created"
+
+
+def test_token_in_the_body_is_not_posted_in_any_form(github: FakeGitHub) -> None:
+    import base64
+
+    header = base64.b64encode(f"x-access-token:{github.token}".encode()).decode()
+    body = f"test log: GITHUB_TOKEN={github.token}\nextraheader = AUTHORIZATION: basic {header}"
+    upsert_comment(_ctx(github), body, marker=REVIEW_MARKER, env={})
+    posted = github.comments[5][0]["body"]
+    assert github.token not in posted and header.rstrip("=") not in posted
+    assert "AUTHORIZATION: basic ***" in posted

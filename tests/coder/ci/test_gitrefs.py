@@ -29,3 +29,25 @@ def test_refs_and_files_at_commits(tmp_path: Path) -> None:
     assert merge_base(repo, "main", "feature") == base
     assert file_at(repo, base, "extra.py") is None
     assert "triple" in (file_at(repo, head, "extra.py") or "")
+
+
+def test_repository_hooks_and_fsmonitor_never_run(tmp_path: Path) -> None:
+    from coder.ci.fix import _repo_at
+    from coder.ci.trees import commit_tree
+
+    repo, base, head = python_pr(tmp_path)
+    ran = tmp_path / "ran"
+    hook = tmp_path / "evil.sh"
+    hook.write_text(f"#!/bin/sh\necho $0 >> {ran}\n")
+    hook.chmod(0o755)
+    hooks = repo / ".git" / "hooks"
+    for name in ("post-checkout", "reference-transaction", "pre-push"):
+        (hooks / name).write_text(hook.read_text())
+        (hooks / name).chmod(0o755)
+    git(repo, "config", "core.fsmonitor", str(hook))
+    assert changed_paths(repo, base, head) and file_at(repo, head, "calc.py")
+    with commit_tree(repo, head) as tree:
+        assert (tree / "calc.py").is_file()
+    with _repo_at(repo, base) as clone:
+        assert resolve_commit(clone, "HEAD") == base
+    assert not ran.exists()
