@@ -72,7 +72,8 @@ def _submit(rt: Runtime, name: str, briefing: str) -> ValidPlan:
 
 
 def _unchanged(old: ValidPlan, new: ValidPlan, step_id: str) -> bool:
-    """A verified step stays verified unless the new plan drops it or changes its files."""
+    """A verified step stays verified unless the new plan changes its files; a dropped step
+    stays verified too, because later steps may depend on it by id."""
     if step_id not in new.steps or step_id not in old.steps:
         return True
     old_files = old.steps[step_id].contract.intended_modification.files

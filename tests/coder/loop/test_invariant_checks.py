@@ -1,0 +1,154 @@
+"""Each invariant checker end to end: a step that holds it verifies, one that breaks it fails."""
+
+from __future__ import annotations
+
+import pytest
+from calcrepo import FIX_ADD, plan, step
+from gitrepo import git
+
+from coder.loop.runner import RunOptions, run_task
+from coder.loop.trace import read_trace
+
+
+def checks_of(repo, model, **kw) -> tuple:
+    outcome = run_task(RunOptions(repo=repo, task="t", model=model, max_revisions=0, **kw))
+    events = read_trace(outcome.run_dir / "trace.jsonl")
+    return outcome.result, {
+        e["kind"]: e for e in events if e["type"] == "verification" and e.get("step")
+    }
+
+
+FINISH = {"tool": "finish_step", "input": {"summary": "done"}}
+ADD_KWARG = {"path": "calc.py", "old_text": "def add(a, b):", "new_text": "def add(a, b, c=0):"}
+
+
+@pytest.mark.parametrize(
+    ("invariant", "edit", "status"),
+    [
+        ({"kind": "max_changed_lines", "n": 2}, FIX_ADD, "passed"),
+        ({"kind": "max_changed_lines", "n": 1}, FIX_ADD, "failed"),
+        ({"kind": "text_present", "pattern": r"return a \+ b"}, FIX_ADD, "passed"),
+        ({"kind": "text_absent", "pattern": r"a - b"}, FIX_ADD, "passed"),
+        ({"kind": "text_absent", "pattern": r"return"}, FIX_ADD, "failed"),
+        ({"kind": "public_api_unchanged", "file": "calc.py"}, FIX_ADD, "passed"),
+        ({"kind": "public_api_unchanged", "file": "calc.py"}, ADD_KWARG, "failed"),
+        ({"kind": "signature_unchanged", "symbol": "add"}, ADD_KWARG, "failed"),
+        ({"kind": "command_succeeds", "command": "grep -q 'a + b' calc.py"}, FIX_ADD, "passed"),
+        ({"kind": "command_succeeds", "command": "grep -q 'a * b' calc.py"}, FIX_ADD, "failed"),
+    ],
+)
+def test_checker(calc_repo, script, invariant, edit, status):
+    result, checks = checks_of(
+        calc_repo,
+        script(
+            plan(step("s", ["calc.py"], [invariant])), {"tool": "edit_file", "input": edit}, FINISH
+        ),
+    )
+    assert checks[invariant["kind"]]["status"] == status
+    assert result.steps[0].status == ("verified" if status == "passed" else "rolled_back")
+
+
+def test_public_api_failure_names_the_changed_signature(calc_repo, script):
+    _, checks = checks_of(
+        calc_repo,
+        script(
+            plan(step("s", ["calc.py"], [{"kind": "public_api_unchanged", "file": "calc.py"}])),
+            {"tool": "edit_file", "input": ADD_KWARG},
+            FINISH,
+        ),
+    )
+    assert "add" in checks["public_api_unchanged"]["evidence"]
+
+
+def test_tests_failing_at_the_base_do_not_fail_the_final_check(calc_repo, script):
+    """The base suite fails (add is broken); a step that only touches scale() keeps it failing."""
+    edit = {
+        "path": "calc.py",
+        "old_text": "return value * factor",
+        "new_text": "return factor * value",
+    }
+    result, _ = checks_of(
+        calc_repo,
+        script(plan(step("s", ["calc.py"], [])), {"tool": "edit_file", "input": edit}, FINISH),
+    )
+    assert result.status == "verified" and result.final_check.passed
+    assert "already failed at the base" in result.final_check.detail
+
+
+def test_rollback_past_the_checkpoint_unverifies_the_earlier_step(calc_repo, script):
+    first = step("first", ["calc.py"], [])
+    second = {
+        **step(
+            "second", ["README.md"], [{"kind": "text_present", "pattern": "never"}], deps=["first"]
+        ),
+        "rollbackPlan": {"gitCheckout": "HEAD~2"},
+    }
+    result, _ = checks_of(
+        calc_repo,
+        script(
+            plan(first, second),
+            {"tool": "edit_file", "input": FIX_ADD},
+            FINISH,
+            {"tool": "write_file", "input": {"path": "README.md", "content": "x\n"}},
+            FINISH,
+        ),
+    )
+    outcomes = {s.stepId: s.status for s in result.steps}
+    assert outcomes == {"first": "rolled_back", "second": "rolled_back"}
+    assert git(calc_repo, "rev-parse", result.branch).strip() == result.base_commit
+
+
+def test_a_revision_keeps_verified_steps_and_reopens_changed_ones(calc_repo, script):
+    first = step("first", ["calc.py"], [])
+    bad = step(
+        "second", ["README.md"], [{"kind": "text_present", "pattern": "never"}], deps=["first"]
+    )
+    good = step("second", ["README.md"], [], deps=["first"])
+    outcome = run_task(
+        RunOptions(
+            repo=calc_repo,
+            task="t",
+            model=script(
+                plan(first, bad),
+                {"tool": "edit_file", "input": FIX_ADD},
+                FINISH,
+                {"tool": "write_file", "input": {"path": "README.md", "content": "x\n"}},
+                FINISH,
+                plan(first, good),
+                {"tool": "write_file", "input": {"path": "README.md", "content": "y\n"}},
+                FINISH,
+            ),
+        )
+    )
+    events = read_trace(outcome.run_dir / "trace.jsonl")
+    revised = next(e for e in events if e["type"] == "plan_revised")
+    assert revised["kept_verified"] == ["first"] and revised["reopened"] == []
+    assert outcome.result.status == "verified"
+    assert [s.attempts for s in outcome.result.steps] == [1, 2]
+
+
+def test_a_failing_call_may_run_again_after_an_edit(calc_repo, script):
+    pytest_run = {
+        "tool": "run",
+        "input": {"command": "python -m pytest -q tests/test_calc.py::test_add"},
+    }
+    outcome = run_task(
+        RunOptions(
+            repo=calc_repo,
+            task="t",
+            model=script(
+                plan(step("s", ["calc.py"], [])),
+                pytest_run,
+                pytest_run,
+                {"tool": "edit_file", "input": FIX_ADD},
+                pytest_run,
+                FINISH,
+            ),
+        )
+    )
+    runs = [
+        e
+        for e in read_trace(outcome.run_dir / "trace.jsonl")
+        if e["type"] == "observation" and e["tool"] == "run"
+    ]
+    assert [e["status"] for e in runs] == ["error", "error", "ok"]
