@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
@@ -72,24 +71,6 @@ def redact(text: str, secret: str | None) -> str:
     for form in secret_forms(secret):
         text = text.replace(form, "***")
     return text
-
-
-def redact_all(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
-        text = redact(text, secret)
-    return text
-
-
-def env_secrets(env: Mapping[str, str]) -> list[str]:
-    """Values of the variables the sandbox hides from commands (`*_KEY`, `*_TOKEN`, `*SECRET*`,
-    `*PASSWORD*`), long enough that hiding them cannot garble ordinary text."""
-    found = []
-    for name, value in env.items():
-        upper = name.upper()
-        secret_name = upper.endswith(("_KEY", "_TOKEN")) or "SECRET" in upper
-        if (secret_name or "PASSWORD" in upper) and len(value.strip()) >= MIN_SECRET_CHARS:
-            found.append(value.strip())
-    return found
 
 
 def secret_forms(secret: str) -> list[str]:
