@@ -1,8 +1,8 @@
 """Confined shell commands: the `Sandbox` protocol and its two modes.
 
 `bwrap` confines file system, network and processes; `none` keeps only what needs no
-privileges (limits, a scrubbed environment, a private HOME, the timeout), for hosts where
-bubblewrap cannot start. Both return a `CommandResult` and never raise for anything the
+privileges (limits, a scrubbed environment, a private HOME, the timeout, and a subreaper that
+kills what the command leaves running), for hosts where bubblewrap cannot start. Both return a `CommandResult` and never raise for anything the
 command does; the conformance tests in tests/sandbox hold both to the same behaviour.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -18,12 +19,22 @@ from functools import cache
 from pathlib import Path
 from typing import Protocol
 
-from sandbox.bwrap import PRIVATE_HOME, PRIVATE_TMP, bwrap_argv, credential_masks, git_dirs
+from sandbox.bwrap import (
+    PRIVATE_HOME,
+    PRIVATE_TMP,
+    bwrap_argv,
+    config_files,
+    credential_masks,
+    git_dirs,
+    user_tree,
+)
 from sandbox.environment import sandbox_environment
+from sandbox.gitconfig import write_scrubbed
 from sandbox.limits import Limits, PidsCgroup, spawn_plan
 from sandbox.process import run_process
 
 SANDBOX_MODES = ("auto", "bwrap", "none")
+_REAPER = str(Path(__file__).with_name("reaper.py"))
 
 
 class SandboxUnavailable(Exception):
@@ -37,8 +48,10 @@ class CommandResult:
     duration_s: float
     output: str  # stdout and stderr merged in the order written, capped (head and tail)
     timed_out: bool = False
-    killed: bool = False  # the harness SIGKILLed the command (timeout) or what it left running
-    # (none mode only: under bwrap, leftovers die with the PID namespace as the command exits)
+    killed: bool = False  # the harness SIGKILLed the command before it ended (its timeout).
+    # What a command leaves running dies as the command exits, in both modes and without
+    # setting this: the PID namespace under bwrap; in none mode the process group, plus the
+    # pids cgroup or else sandbox/reaper.py for leftovers that called setsid().
     dropped_bytes: int = 0
 
 
@@ -67,6 +80,8 @@ class BwrapSandbox:
         self._bash = shutil.which("bash") or "/bin/bash"
         self._read_only = git_dirs(self.root)
         self._masked = credential_masks(Path.home(), [self.root, *self._read_only])
+        tree = user_tree(self.root, self._read_only)
+        self._hidden = [tree] if tree is not None else []
 
     def run(
         self,
@@ -77,23 +92,36 @@ class BwrapSandbox:
         env: Mapping[str, str] | None = None,
     ) -> CommandResult:
         workdir = _inside(self.root, cwd)
-        argv = bwrap_argv(
-            self._bwrap,
-            root=self.root,
-            cwd=workdir,
-            limits=self.limits,
-            read_only=self._read_only,
-            masked=self._masked,
-        )
-        environment = sandbox_environment(os.environ, env, home=PRIVATE_HOME, tmpdir=PRIVATE_TMP)
-        return _run_limited(
-            command,
-            [*argv, "--", self._bash, "-c", command],
-            workdir,
-            environment,
-            timeout_s,
-            self.limits,
-        )
+        scrubbed = Path(tempfile.mkdtemp(prefix="coder-gitconfig-"))
+        try:
+            replaced: list[tuple[Path, Path]] = []
+            for index, config in enumerate(config_files(self._read_only)):
+                copy = scrubbed / str(index)
+                write_scrubbed(config, copy)  # per command: the config may have changed
+                replaced.append((copy, config))
+            argv = bwrap_argv(
+                self._bwrap,
+                root=self.root,
+                cwd=workdir,
+                limits=self.limits,
+                read_only=self._read_only,
+                masked=self._masked,
+                hidden=self._hidden,
+                replaced=replaced,
+            )
+            environment = sandbox_environment(
+                os.environ, env, home=PRIVATE_HOME, tmpdir=PRIVATE_TMP
+            )
+            return _run_limited(
+                command,
+                [*argv, "--", self._bash, "-c", command],
+                workdir,
+                environment,
+                timeout_s,
+                self.limits,
+            )
+        finally:
+            shutil.rmtree(scrubbed, ignore_errors=True)
 
 
 class UnconfinedSandbox:
@@ -123,7 +151,13 @@ class UnconfinedSandbox:
                 os.environ, env, home=str(private / "home"), tmpdir=str(private / "tmp")
             )
             return _run_limited(
-                command, [self._bash, "-c", command], workdir, environment, timeout_s, self.limits
+                command,
+                [self._bash, "-c", command],
+                workdir,
+                environment,
+                timeout_s,
+                self.limits,
+                reap_leftovers=True,
             )
         finally:
             shutil.rmtree(private, ignore_errors=True)
@@ -179,9 +213,17 @@ def _run_limited(
     env: Mapping[str, str],
     timeout_s: float,
     limits: Limits,
+    *,
+    reap_leftovers: bool = False,
 ) -> CommandResult:
+    """`reap_leftovers`: nothing outside bwrap kills what the command leaves running; the
+    pids cgroup does when there is one, else the command runs under sandbox/reaper.py (a
+    Python start-up, tens of milliseconds, only paid on hosts without the cgroup)."""
     cgroup = PidsCgroup.create(limits.max_processes) if limits.use_pids_cgroup else None
     prefix, preexec = spawn_plan(limits, cgroup)
+    sweeper = reap_leftovers and cgroup is None
+    if sweeper:
+        argv = [sys.executable, "-I", "-S", _REAPER, *argv]
     outcome = run_process(
         [*prefix, *argv],
         cwd=cwd,
@@ -190,6 +232,7 @@ def _run_limited(
         output_cap=limits.output_cap,
         preexec_fn=preexec,
         cgroup=cgroup,
+        sweeper=sweeper,
     )
     return CommandResult(
         command=command,

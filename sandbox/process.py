@@ -4,6 +4,16 @@ The caller's thread multiplexes the output pipe and a pidfd with a selector: a f
 as fast as it comes (into a bounded buffer), and the process's exit is noticed even while
 something it left behind still holds the pipe open. The process is never reaped before its
 group is killed, so the group id cannot have been reused by then.
+
+Once the command has exited its process group (and pids cgroup) is always SIGKILLed, also
+when the pipe closed in time: a leftover that redirected its output would otherwise go on
+changing files after the verifier ran. Without a pids cgroup that kill misses a leftover
+that called setsid(); under bwrap the PID namespace catches those, and in `none` mode the
+command then runs under sandbox/reaper.py (`sweeper=True`), a subreaper that kills every
+descendant when the command ends or on SIGTERM, which is how the harness asks it to stop
+(then SIGKILL after REAPER_GRACE_S). What remains open in `none` mode: a process that is
+not a descendant (started through a daemon: systemd-run, at, a D-Bus service), and, if the
+harness is SIGKILLed without a cgroup, the moment before PR_SET_PDEATHSIG reaches the reaper.
 """
 
 from __future__ import annotations
@@ -22,8 +32,10 @@ from sandbox.limits import PidsCgroup
 from sandbox.output import CappedOutput
 
 TIMEOUT_EXIT_CODE = 124  # what timeout(1) reports; the result also says timed_out
-STRAGGLER_GRACE_S = 0.5  # how long leftovers may keep the pipe open after the command exits
+STRAGGLER_GRACE_S = 0.5  # how long the pipe may stay open once the command exited (and its
+# leftovers were killed): only a process outside its group and cgroup can hold it that long
 KILL_DRAIN_S = 5.0  # how long to wait for the pipe to close once everything was killed
+REAPER_GRACE_S = 2.0  # how long a sweeping leader (sandbox/reaper.py) gets after SIGTERM
 _CHUNK = 1 << 16
 
 
@@ -46,7 +58,10 @@ def run_process(
     output_cap: int,
     preexec_fn: Callable[[], None] | None = None,
     cgroup: PidsCgroup | None = None,
+    sweeper: bool = False,
 ) -> ProcessOutcome:
+    """`sweeper`: the process kills its descendants on SIGTERM (sandbox/reaper.py), so a
+    kill asks it first and SIGKILLs the group only after it exited or REAPER_GRACE_S."""
     start = time.monotonic()
     capture = CappedOutput(output_cap)
     try:
@@ -68,12 +83,11 @@ def run_process(
         return ProcessOutcome(127, time.monotonic() - start, message, False, False, 0)
     assert proc.stdout is not None
     watch = _ExitWatch(proc.pid)
+    kill = _Killer(proc.pid, cgroup, sweeper)
     try:
-        timed_out, killed = _pump(proc, watch, capture, start + timeout_s, cgroup)
-    except BaseException:  # Ctrl-C or a bug: nothing the command started may outlive us
-        _kill_group(proc.pid, cgroup)
-        raise
-    finally:
+        timed_out = _pump(proc, watch, capture, start + timeout_s, kill)
+    finally:  # Ctrl-C, a bug or a normal end: nothing the command started may outlive it
+        kill()
         watch.close()
         proc.stdout.close()
         returncode = proc.wait()
@@ -90,7 +104,7 @@ def run_process(
         duration_s=time.monotonic() - start,
         output=capture.text(),
         timed_out=timed_out,
-        killed=killed,
+        killed=timed_out,  # leftovers after an exit die without counting as a kill
         dropped_bytes=capture.dropped,
     )
 
@@ -100,10 +114,11 @@ def _pump(
     watch: _ExitWatch,
     capture: CappedOutput,
     deadline: float,
-    cgroup: PidsCgroup | None,
-) -> tuple[bool, bool]:
-    """Read until the pipe closes and the command has exited; kill on the deadline, or when
-    leftovers still hold the pipe a grace period after the command exited."""
+    kill: _Killer,
+) -> bool:
+    """Read until the pipe closes and the command has exited. The moment the command exits,
+    what it left running is killed (as the PID namespace does under bwrap); on the deadline,
+    everything is. Then the pipe gets a bounded time to drain."""
     assert proc.stdout is not None
     out_fd = proc.stdout.fileno()
     os.set_blocking(out_fd, False)
@@ -111,25 +126,27 @@ def _pump(
     selector.register(out_fd, selectors.EVENT_READ, "out")
     if watch.fd is not None:
         selector.register(watch.fd, selectors.EVENT_READ, "exit")
-    timed_out = killed = False
+    timed_out = False
     pipe_open = True
     give_up_at = math.inf  # once everything was killed: stop waiting for the pipe then
     try:
         while pipe_open or not watch.exited():
             now = time.monotonic()
-            if killed:
+            if give_up_at < math.inf:
                 if now >= give_up_at:
-                    break  # something that left the process group still holds the pipe
+                    break  # something outside the group (and cgroup) still holds the pipe
                 wake = give_up_at
+            elif watch.exited():
+                kill()
+                give_up_at = now + STRAGGLER_GRACE_S
+                continue
+            elif now >= deadline:
+                timed_out = True
+                kill()
+                give_up_at = now + KILL_DRAIN_S
+                continue
             else:
-                exited = watch.exited()
-                limit = min(deadline, watch.exit_seen + STRAGGLER_GRACE_S) if exited else deadline
-                if now >= limit:
-                    timed_out, killed = not exited, True
-                    _kill_group(proc.pid, cgroup)
-                    give_up_at = now + KILL_DRAIN_S
-                    continue
-                wake = limit
+                wake = deadline
             if watch.fd is None:
                 wake = min(wake, now + 0.01)  # no pidfd: poll for the exit
             for key, _ in selector.select(max(0.0, wake - now)):
@@ -145,7 +162,7 @@ def _pump(
                     pipe_open = False
     finally:
         selector.close()
-    return timed_out, killed
+    return timed_out
 
 
 def _read(fd: int) -> bytes | None:
@@ -155,13 +172,38 @@ def _read(fd: int) -> bytes | None:
         return None
 
 
-def _kill_group(pgid: int, cgroup: PidsCgroup | None) -> None:
+class _Killer:
+    """SIGKILL for the command's process group and cgroup, after asking a sweeping leader
+    to clean up (only while it still runs: a leader that exited has swept already)."""
+
+    def __init__(self, pid: int, cgroup: PidsCgroup | None, sweeper: bool) -> None:
+        self.pid = pid
+        self.cgroup = cgroup
+        self.sweeper = sweeper
+
+    def __call__(self) -> None:
+        if self.sweeper and not _has_exited(self.pid):
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+            except OSError:
+                pass
+            deadline = time.monotonic() + REAPER_GRACE_S
+            while not _has_exited(self.pid) and time.monotonic() < deadline:
+                time.sleep(0.002)
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+
+
+def _has_exited(pid: int) -> bool:
+    """Without reaping it, so its pid and process group id stay ours."""
     try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    if cgroup is not None:
-        cgroup.kill_all()
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
 
 
 class _ExitWatch:

@@ -13,6 +13,7 @@ import tempfile
 import textwrap
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -295,3 +296,68 @@ def test_a_killed_harness_takes_its_commands_along(tmp_path: Path) -> None:
     last = heartbeat.read_text()
     time.sleep(1.0)
     assert heartbeat.read_text() == last
+
+
+@pytest.fixture
+def visible_repo() -> Iterator[Path]:
+    """A user repository outside /tmp (the sandbox's private /tmp would hide one there, and
+    with it every leak these tests look for)."""
+    base = Path(tempfile.mkdtemp(prefix="coder-sandbox-leak-", dir="/var/tmp"))
+    yield make_repo(base / "repo", {"README.md": "user file\n", "src/a.py": "A = 1\n"})
+    shutil.rmtree(base)
+
+
+def test_git_credentials_are_not_readable(
+    visible_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = visible_repo
+    run_git(repo, "config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic S3CR1")
+    run_git(repo, "remote", "add", "origin", "https://x-access-token:S3CR2@github.com/o/r.git")
+    run_git(repo, "config", "url.https://x:S3CR3@example.com/.insteadOf", "https://example.com/")
+    run_git(repo, "config", "credential.https://github.com.username", "S3CR4")
+    home = repo.parent / "home"
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / ".gitconfig").write_text("[http]\n\textraheader = AUTHORIZATION: basic S3CR5\n")
+    (home / ".config" / "git" / "credentials").write_text("https://u:S3CR6@github.com\n")
+    monkeypatch.setenv("HOME", str(home))
+    with Workspace.create(repo, "creds") as ws:
+        (ws.path / "README.md").write_text("changed\n")
+        box = BwrapSandbox(ws.path)
+        common = repo / ".git"
+        reads = box.run(
+            f"cat .git ../../config {common}/config {home}/.gitconfig "
+            f"{home}/.config/git/credentials; git config --list --show-origin; git remote -v",
+            cwd=ws.path,
+            timeout_s=20,
+        )
+        status = box.run("git status --porcelain", cwd=ws.path, timeout_s=20)
+    for secret in ("S3CR1", "S3CR2", "S3CR3", "S3CR4", "S3CR5", "S3CR6"):
+        assert secret not in reads.output
+    assert "origin\thttps://github.com/o/r.git (fetch)" in reads.output  # the rest is kept
+    assert "core.repositoryformatversion=0" in reads.output
+    assert status.exit_code == 0, status.output
+    assert status.output == " M README.md\n"
+    assert "S3CR1" in (common / "config").read_text()  # the user's config is untouched
+
+
+def test_the_users_working_tree_is_hidden(visible_repo: Path) -> None:
+    repo = visible_repo
+    (repo / ".env").write_text("API_KEY=d0-n0t-l3ak\n")
+    (repo / "notes.txt").write_text("untracked d0-n0t-l3ak\n")
+    with Workspace.create(repo, "hidden") as ws:
+        box = BwrapSandbox(ws.path)
+        result = box.run(
+            f"cat ../../../.env {repo}/.env {repo}/notes.txt; ls -a {repo}; "
+            "grep -r d0-n0t-l3ak ../../.. 2>/dev/null",
+            cwd=ws.path,
+            timeout_s=20,
+        )
+        inside = box.run(
+            "cat README.md src/a.py && git status --porcelain && git log --oneline | wc -l",
+            cwd=ws.path,
+            timeout_s=20,
+        )
+    assert "d0-n0t-l3ak" not in result.output
+    assert "README.md" not in result.output  # the user's files are gone, not just .env
+    assert inside.exit_code == 0, inside.output
+    assert inside.output == "user file\nA = 1\n1\n"

@@ -163,8 +163,50 @@ def test_background_leftovers_do_not_hold_the_run(box: Sandbox, root: Path) -> N
     assert result.exit_code == 0
     assert result.output == "started\n"
     assert not result.timed_out
-    # bwrap: leftovers die with the PID namespace; none: the harness kills them after a grace
-    assert result.killed is (box.name == "none")
+    # they die as the command exits (PID namespace, or the none mode's subreaper): the
+    # harness never has to wait out its grace period and kill them
+    assert not result.killed
+
+
+_LATE_WRITER = "{launch}sh -c 'sleep {delay}; echo late > late.txt' >/dev/null 2>&1 &"
+
+
+@pytest.mark.parametrize("launch", ["", "setsid "], ids=["same-session", "setsid"])
+@pytest.mark.parametrize("ending", ["exit", "timeout"])
+def test_redirected_leftovers_cannot_write_after_the_command(
+    make: SandboxFactory, root: Path, launch: str, ending: str
+) -> None:
+    """A leftover that does not hold the output pipe must still die with the command, or it
+    could change the worktree after the verifier looked at it. Without a pids cgroup (as on
+    hosts that offer none), so that only the process handling is under test."""
+    box = make(root, limits=Limits(use_pids_cgroup=False))
+    if ending == "exit":
+        command, timeout_s = _LATE_WRITER.format(launch=launch, delay=0.5) + " echo started", 30
+    else:  # the writer would write well after the timeout killed the command
+        command = _LATE_WRITER.format(launch=launch, delay=0.8) + " echo started; sleep 100"
+        timeout_s = 0.3
+    result = box.run(command, cwd=root, timeout_s=timeout_s)
+    assert result.output == "started\n"
+    assert result.timed_out is (ending == "timeout")
+    time.sleep(1.0)
+    assert not (root / "late.txt").exists()
+    if ending == "exit":  # the same writer, waited for, does write
+        control = box.run(
+            _LATE_WRITER.format(launch=launch, delay=0.5) + " wait", cwd=root, timeout_s=30
+        )
+        assert control.exit_code == 0
+        assert (root / "late.txt").read_text() == "late\n"
+
+
+def test_a_setsid_leftover_dies_with_the_pids_cgroup(make: SandboxFactory, root: Path) -> None:
+    if not pids_cgroup_available():
+        pytest.skip("no pids cgroup on this host: the test above covers the other path")
+    box = make(root)
+    command = _LATE_WRITER.format(launch="setsid ", delay=0.5) + " echo started"
+    result = box.run(command, cwd=root, timeout_s=30)
+    assert result.output == "started\n"
+    time.sleep(1.0)
+    assert not (root / "late.txt").exists()
 
 
 def test_output_flood_is_capped_head_and_tail(box: Sandbox, root: Path) -> None:

@@ -36,11 +36,28 @@ def test_timeout(exit_watch: str, tmp_path: Path) -> None:
     assert result.exit_code == TIMEOUT_EXIT_CODE and result.timed_out and result.killed
 
 
-def test_leftovers_are_killed_after_the_grace(exit_watch: str, tmp_path: Path) -> None:
+def test_leftovers_die_as_the_command_exits(exit_watch: str, tmp_path: Path) -> None:
     started = time.monotonic()
-    result = _run("sleep 1000 & echo done", tmp_path, 30)
+    result = _run("sleep 1000 & echo $!", tmp_path, 30)
     assert time.monotonic() - started < 3
-    assert result.exit_code == 0 and result.killed and not result.timed_out
+    assert result.exit_code == 0 and not result.killed and not result.timed_out
+    assert not _alive(int(result.output))
+
+
+def _alive(pid: int) -> bool:
+    """Running, as opposed to gone or a zombie (init may be slow to reap, or never)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def test_leftovers_that_redirected_their_output_die_too(exit_watch: str, tmp_path: Path) -> None:
+    result = _run("sh -c 'sleep 0.5; echo late > late.txt' >/dev/null 2>&1 & echo ok", tmp_path, 30)
+    assert result.output == "ok\n"
+    time.sleep(1)
+    assert not (tmp_path / "late.txt").exists()
 
 
 def test_closed_stdout_does_not_end_the_wait(exit_watch: str, tmp_path: Path) -> None:
