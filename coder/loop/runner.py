@@ -103,7 +103,7 @@ def run_task(options: RunOptions) -> RunOutcome:
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
     if options.sandbox is None and config and config.sandbox == "none" and options.warn:
-        options.warn("this repository's configuration turns the sandbox off (sandbox = \"none\")")
+        options.warn('this repository\'s configuration turns the sandbox off (sandbox = "none")')
     try:
         sandbox = make_sandbox(
             options.sandbox or (config and config.sandbox) or "auto",
