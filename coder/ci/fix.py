@@ -173,6 +173,7 @@ def _run_and_push(
     command: str,
     report: FixReport,
 ) -> FixReport:
+    from coder.config import DEFAULT_PROTECTED
     from coder.loop.runner import RunOptions, UsageError, run_task
     from sandbox.workspace import new_run_id
 
@@ -193,6 +194,7 @@ def _run_and_push(
                     out_dir=out_dir,
                     warn=options.warn,
                     run_id=run_id,
+                    always_protected=DEFAULT_PROTECTED,
                 )
             )
         except UsageError as exc:

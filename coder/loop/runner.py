@@ -69,6 +69,8 @@ class RunOptions:
     run_id: str | None = None
     context_tokens: int | None = None
     keep_recent_turns: int | None = None
+    always_protected: list[str] = field(default_factory=list)
+    """Globs protected whatever the repository's config says (the PR bot protects .github/**)."""
     command_env: dict[str, str] = field(default_factory=dict)
     """Extra environment for every confined command (secrets are still stripped)."""
 
@@ -142,7 +144,8 @@ def _runtime(
     for listener in options.listeners:
         trace.subscribe(listener)
     test_cmd = options.test_cmd or (config and config.test_cmd) or detect_test_cmd(workspace.path)
-    protected = config.protected if config and config.protected is not None else DEFAULT_PROTECTED
+    configured = config.protected if config and config.protected is not None else DEFAULT_PROTECTED
+    protected = list(dict.fromkeys([*configured, *options.always_protected]))
     state = RunState()
     policy = PathPolicy(workspace.path, [], protected)
     toolbox = ToolBox(workspace.path, sandbox, policy, limits.cmd_timeout_s)

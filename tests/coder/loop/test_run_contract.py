@@ -401,3 +401,24 @@ def test_a_catastrophic_text_pattern_fails_its_check_instead_of_hanging(
     check = next(e for e in events if e["type"] == "verification" and e["kind"] == "text_absent")
     assert check["status"] == "failed" and "simpler pattern" in check["evidence"]
     assert result.stop_reason == "revisions_exhausted"
+
+
+def test_always_protected_paths_hold_against_the_repository_config(calc_repo, script):
+    (calc_repo / ".coder.toml").write_text('protected = []\ntest_cmd = "python -m pytest -q"\n')
+    git(calc_repo, "add", ".coder.toml")
+    git(calc_repo, "commit", "-qm", "config")
+    workflow = step("wf", [".github/**"], [])
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(workflow),
+            {
+                "tool": "write_file",
+                "input": {"path": ".github/workflows/x.yml", "content": "on: push\n"},
+            },
+            {"tool": "stop", "input": {"reason": "done"}},
+        ),
+        always_protected=[".github/**"],
+    )
+    writes = [e for e in events if e["type"] == "observation" and e["tool"] == "write_file"]
+    assert writes[0]["status"] == "denied" and "protected" in writes[0]["text"]
