@@ -102,6 +102,12 @@ def new_ignored(entries: Iterable[str], before: frozenset[str]) -> list[str]:
     return fresh
 
 
+def worktree_files(cwd: Path) -> list[str]:
+    """The files a tool may show the model: tracked or new-and-not-ignored, and present now."""
+    raw = git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd)
+    return sorted(path for path in set(split_z(raw)) if (cwd / path).exists())
+
+
 def list_ignored(cwd: Path) -> frozenset[str]:
     return frozenset(split_z(git(LIST_IGNORED, cwd)))
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
-import os
 import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -14,13 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from coder.bench.fixtures import Fixture
+from sandbox.gitcli import git
 
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "coder-bench",
-    "GIT_AUTHOR_EMAIL": "bench@coder.invalid",
-    "GIT_COMMITTER_NAME": "coder-bench",
-    "GIT_COMMITTER_EMAIL": "bench@coder.invalid",
-}
 ACCEPTANCE_TIMEOUT_S = 120.0
 FIXTURE_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"}
 """Fixtures use no third-party pytest plugins; loading the host's costs up to seconds a run."""
@@ -49,7 +42,7 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
             kind = "" if isinstance(exc, UsageError) else f"{type(exc).__name__}: "
             return _row(fixture, mode, error=f"{kind}{exc}", wall_s=time.monotonic() - started)
         judge = work / "judge"
-        _git(repo, "worktree", "add", "--detach", str(judge), result.final_commit or "HEAD")
+        git(["worktree", "add", "--detach", str(judge), result.final_commit or "HEAD"], repo)
         shutil.copytree(fixture.acceptance, judge, dirs_exist_ok=True)
         sandbox = make_sandbox("auto", judge)
         acceptance = sandbox.run(
@@ -132,13 +125,7 @@ def _make_repo(fixture: Fixture, repo: Path) -> Path:
     shutil.copytree(
         fixture.repo, repo, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache")
     )
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", f"fixture {fixture.name}")
+    git(["init", "-q", "-b", "main"], repo)
+    git(["add", "-A"], repo)
+    git(["commit", "-q", "-m", f"fixture {fixture.name}"], repo)
     return repo
-
-
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, env={**os.environ, **GIT_ENV}
-    )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from typing import TYPE_CHECKING, Any
 
 from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Tokens
+from sandbox.gitcli import git
 
 if TYPE_CHECKING:
     from coder.loop.runtime import Runtime
@@ -22,8 +22,9 @@ def write_outputs(
     final: FinalCheck | None,
 ) -> RunResult:
     state = rt.state
-    final_commit = _git(rt, "rev-parse", "HEAD").decode().strip() or None
-    raw_patch = _git(rt, "diff", "--binary", workspace.base_commit, "HEAD")
+    final_commit = git(["rev-parse", "HEAD"], rt.root, check=False).decode().strip() or None
+    # Bytes, not text: a patch may touch files in any encoding and must apply byte for byte.
+    raw_patch = git(["diff", "--binary", workspace.base_commit, "HEAD"], rt.root, check=False)
     (rt.run_dir / "final.patch").write_bytes(raw_patch)
     patch = raw_patch.decode("utf-8", errors="replace")
     wall = state.elapsed()
@@ -55,9 +56,3 @@ def write_outputs(
         result.model_dump_json(indent=2) + "\n", encoding="utf-8"
     )
     return result
-
-
-def _git(rt: Runtime, *args: str) -> bytes:
-    """Bytes, not text: a patch may touch files in any encoding, and must apply byte for byte."""
-    proc = subprocess.run(["git", *args], cwd=rt.root, capture_output=True, check=False)
-    return proc.stdout

@@ -7,7 +7,6 @@ Every way a run can end (done, a budget, a model error, Ctrl-C, a crash) goes th
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from coder.tools.toolbox import ToolBox
 from contracts.result import RunResult
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
+from sandbox.gitcli import GitError, git
 from sandbox.policy import PathPolicy
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
 from summarizers.repomap import RepoMapCache, build_repo_map
@@ -298,27 +298,16 @@ def _apply(repo: Path, result: RunResult, run_dir: Path) -> RunResult:
     if result.status != "verified" or not result.patch.strip():
         result.message += "; not applied (the run did not verify a change)"
         return result
-    dirty = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=no"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-    )
-    if dirty.stdout.strip():
+    dirty = git(["status", "--porcelain", "--untracked-files=no"], repo, check=False)
+    if dirty.strip():
         result.message += f"; not applied: your working tree has uncommitted changes (branch {result.branch} holds the change)"
         return result
-    patch = run_dir / "final.patch"
-    check = subprocess.run(
-        ["git", "apply", "--check", str(patch)], cwd=repo, capture_output=True, text=True
-    )
-    if check.returncode != 0:
-        result.message += (
-            f"; not applied: the patch does not apply cleanly ({check.stderr.strip()[:200]})"
-        )
-        return result
-    applied = subprocess.run(["git", "apply", str(patch)], cwd=repo, capture_output=True, text=True)
-    if applied.returncode != 0:
-        result.message += f"; not applied: {applied.stderr.strip()[:200]}"
+    patch = str(run_dir / "final.patch")
+    try:
+        git(["apply", "--check", patch], repo)
+        git(["apply", patch], repo)
+    except GitError as exc:
+        result.message += f"; not applied: the patch does not apply cleanly ({str(exc)[:200]})"
         return result
     result.applied = True
     result.message += "; applied to your working tree"

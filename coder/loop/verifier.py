@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,8 +18,10 @@ import regex
 
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
+from sandbox.changes import worktree_files
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
+from sandbox.gitcli import GitError, git
 from sandbox.globs import glob_match
 from sandbox.policy import out_of_scope
 from summarizers.ast_scope import diff_symbols, find_symbol, language_for
@@ -219,7 +220,7 @@ def _text_matches(
     globs = paths or step.contract.intended_modification.files
     deadline = time.monotonic() + TEXT_SEARCH_SECONDS
     hits = []
-    for rel in _tracked(env.root):
+    for rel in worktree_files(env.root):
         if not any(glob_match(rel, g) for g in globs):
             continue
         text = _current(env, rel)
@@ -285,15 +286,12 @@ def check_advisory(invariant: inv.Advisory, step: CompiledStep, env: VerifyEnv) 
     )
 
 
-def _git(env: VerifyEnv, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=env.root, capture_output=True, text=True, errors="replace", check=False
-    )
-
-
 def _at_checkpoint(env: VerifyEnv, rel: str) -> str | None:
-    proc = _git(env, "show", f"{env.checkpoint_sha}:{rel}")
-    return proc.stdout if proc.returncode == 0 else None
+    try:
+        blob = git(["show", f"{env.checkpoint_sha}:{rel}"], env.root)
+    except GitError:
+        return None
+    return blob.decode("utf-8", errors="replace")
 
 
 def _current(env: VerifyEnv, rel: str) -> str | None:
@@ -311,26 +309,15 @@ def _current(env: VerifyEnv, rel: str) -> str | None:
 
 def _candidate_files(step: CompiledStep, env: VerifyEnv) -> list[str]:
     changed = [c.path for c in env.checkpoints.changes_since(env.checkpoint_sha)]
-    rest = [f for f in _tracked(env.root) if language_for(f) and f not in changed]
+    rest = [f for f in worktree_files(env.root) if language_for(f) and f not in changed]
     return changed + rest
 
 
-def _tracked(root: Path) -> list[str]:
-    proc = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return [line for line in proc.stdout.splitlines() if line]
-
-
 def _changed_lines(env: VerifyEnv) -> int:
-    _git(env, "add", "-A", "--intent-to-add", ".")
-    proc = _git(env, "diff", "--numstat", env.checkpoint_sha)
+    git(["add", "-A", "--intent-to-add", "."], env.root)
+    numstat = git(["diff", "--numstat", env.checkpoint_sha], env.root)
     total = 0
-    for line in proc.stdout.splitlines():
+    for line in numstat.decode("utf-8", errors="replace").splitlines():
         added, removed, *_ = line.split("\t")
         if added.isdigit() and removed.isdigit():
             total += int(added) + int(removed)

@@ -8,7 +8,6 @@ is told.
 from __future__ import annotations
 
 import hashlib
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from pydantic import ValidationError
 
 from coder.tools.editing import apply_edit
 from coder.tools.specs import TOOL_ARGS, usage_line
+from sandbox.changes import worktree_files
 from sandbox.confine import Sandbox
 from sandbox.globs import glob_match
 from sandbox.policy import PathPolicy
@@ -107,7 +107,7 @@ class ToolBox:
         return Observation("ok", text, len(data))
 
     def _list_files(self, a: Any) -> Observation:
-        files = tracked_and_new_files(self.root)
+        files = worktree_files(self.root)
         if a.glob:
             files = [f for f in files if glob_match(f, a.glob)]
         text = "\n".join(files[:LIST_LIMIT]) or f"no files match {a.glob!r}"
@@ -126,7 +126,7 @@ class ToolBox:
         hits: list[str] = []
         total = 0
         deadline = time.monotonic() + SEARCH_SECONDS
-        for rel in tracked_and_new_files(self.root):
+        for rel in worktree_files(self.root):
             if a.glob and not glob_match(rel, a.glob):
                 continue
             text = self._readable_text(rel)
@@ -208,7 +208,7 @@ class ToolBox:
 
     def _similar(self, wanted: str) -> str:
         name = Path(wanted).name
-        close = [f for f in tracked_and_new_files(self.root) if Path(f).name == name][:5]
+        close = [f for f in worktree_files(self.root) if Path(f).name == name][:5]
         return (
             f"Files with that name: {', '.join(close)}" if close else "Use list_files to see paths."
         )
@@ -240,14 +240,3 @@ def bad_arguments(tool: str, exc: ValidationError) -> str:
         f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in exc.errors()
     )
     return f"bad arguments for {tool}: {problems}. Use: {usage_line(tool)}"
-
-
-def tracked_and_new_files(root: Path) -> list[str]:
-    proc = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=root,
-        capture_output=True,
-        check=False,
-    )
-    names = {n for n in proc.stdout.decode("utf-8", "replace").split("\0") if n}
-    return sorted(n for n in names if (root / n).exists())
