@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
+
+from gitrepo import git as run_git
 
 FAST_PYTEST = "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python -m pytest -q"
 """The host's pytest plugins cost seconds per run and these repositories need none."""
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
+    return run_git(repo, *args).strip()
 
 
 def write(repo: Path, files: dict[str, str | None]) -> None:
