@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from summarizers.logformats.node_tap import SUBTEST, TEST_LINE, test_path
+from summarizers.logformats.node_tap import SUBTEST, TEST_LINE, enter_subtest, test_path
 from summarizers.logformats.prep import prepare
 from summarizers.logformats.pytest_log import split_summary
 from summarizers.logformats.unittest_log import unittest_id
@@ -103,10 +103,7 @@ def _tap(lines: list[str], outcomes: dict[str, str]) -> None:
     for line in lines:
         sub = SUBTEST.match(line)
         if sub:
-            level = len(sub.group(1)) // 4
-            del stack[level:]
-            stack.extend([""] * (level - len(stack)))
-            stack.append(sub.group(2))
+            enter_subtest(stack, sub)
             continue
         m = TEST_LINE.match(line)
         if not m:

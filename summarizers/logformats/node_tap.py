@@ -37,6 +37,14 @@ def test_path(stack: list[str], level: int, name: str) -> str:
     return SEPARATOR.join([*stack[:level], name])
 
 
+def enter_subtest(stack: list[str], sub: re.Match[str]) -> None:
+    """Track the enclosing subtest names: a `# Subtest:` line opens one at its indent level."""
+    level = len(sub.group(1)) // 4
+    del stack[level:]
+    stack.extend([""] * (level - len(stack)))
+    stack.append(sub.group(2))
+
+
 def parse(lines: list[str]) -> ParsedLog:
     log = ParsedLog(format="node-tap", lines=lines)
     stack: list[str] = []
@@ -46,10 +54,7 @@ def parse(lines: list[str]) -> ParsedLog:
         line = lines[i]
         sub = SUBTEST.match(line)
         if sub:
-            level = len(sub.group(1)) // 4
-            del stack[level:]
-            stack.extend([""] * (level - len(stack)))
-            stack.append(sub.group(2))
+            enter_subtest(stack, sub)
             i += 1
             continue
         m = TEST_LINE.match(line)
