@@ -10,10 +10,13 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+
+from coder.exits import fail
 
 app = typer.Typer(
     name="coder",
@@ -23,11 +26,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 err = Console(stderr=True)
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
 
 
 @app.command()
@@ -90,7 +88,7 @@ def run(
         record=record,
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,
         listeners=[ProgressPrinter(console)],
-        warn=lambda line: err.print(f"[yellow]warning:[/] {line}", highlight=False),
+        warn=lambda line: err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False),
     )
     _sigterm_as_interrupt()
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
@@ -16,6 +16,7 @@ from coder.ci.comments import FIX_MARKER, REVIEW_MARKER, PostOutcome, upsert_com
 from coder.ci.context import ContextProblem, PullRequestContext, load_pr_context
 from coder.ci.errors import CiInputError
 from coder.ci.report import FailOn
+from coder.exits import fail
 
 ci_app = typer.Typer(
     help="Pull-request bot: review a change, or fix its failing tests.",
@@ -67,7 +68,7 @@ def review(
     try:
         report = build_review(options)
     except CiInputError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     markdown = render_markdown(report)
     typer.echo(report.model_dump_json(indent=2) if format == "json" else markdown)
     code = 0
@@ -125,7 +126,7 @@ def fix(
     try:
         report = run_fix(options)
     except CiInputError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     markdown = render_fix_markdown(report)
     typer.echo(report.model_dump_json(indent=2) if format == "json" else markdown)
     typer.echo(report.message, err=True)
@@ -142,7 +143,7 @@ def fix(
 def _post_context(pr: int | None) -> PullRequestContext:
     ctx = load_pr_context(os.environ, pr=pr)
     if isinstance(ctx, ContextProblem):
-        _fail(f"--post: {ctx.message}")
+        fail(f"--post: {ctx.message}")
     return ctx
 
 
@@ -170,15 +171,10 @@ def _fail_on(text: str) -> list[FailOn]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     unknown = [n for n in names if n not in FAIL_ON]
     if unknown:
-        _fail(f"--fail-on: unknown {', '.join(unknown)} (known: {', '.join(FAIL_ON)})")
+        fail(f"--fail-on: unknown {', '.join(unknown)} (known: {', '.join(FAIL_ON)})")
     return [n for n in FAIL_ON if n in names]
 
 
 def _choice(flag: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        _fail(f"{flag} must be one of {', '.join(allowed)}, not {value!r}")
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
+        fail(f"{flag} must be one of {', '.join(allowed)}, not {value!r}")

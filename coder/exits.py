@@ -1,0 +1,16 @@
+"""How every command ends on bad input: one line on stderr, exit 2 (or the code given)."""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+_stderr = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    _stderr.print(f"[red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
