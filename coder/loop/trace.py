@@ -22,7 +22,8 @@ class TraceWriter:
         self._seq = 0
         self._lock = threading.Lock()
         self._listeners: list[Listener] = []
-        self._redact = Redactor()
+        self.redact = Redactor()
+        """Applied to every line written; the session applies it to what the model sees."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file = path.open("a", encoding="utf-8")
 
@@ -35,7 +36,7 @@ class TraceWriter:
             event = {"ts": round(time.time(), 3), "run_id": self.run_id, "seq": self._seq}
             event["type"] = type_
             event.update(payload)
-            line = self._redact(json.dumps(event, default=str, ensure_ascii=False))
+            line = self.redact(json.dumps(event, default=str, ensure_ascii=False))
             self._file.write(line + "\n")
             self._file.flush()
         for listener in self._listeners:

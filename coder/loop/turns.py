@@ -14,7 +14,6 @@ from typing import Any
 
 from coder.loop.context import Conversation, ResultEntry, Turn, fit, mask_line
 from coder.loop.decode import decode
-from coder.loop.redact import Redactor
 from coder.loop.state import Limits, RunState, RunStop, command_timeout
 from coder.loop.trace import TraceWriter
 from coder.models.base import (
@@ -69,7 +68,7 @@ class Session:
         self.limits = limits
         self.system = system
         self.ask = ask
-        self.redact = Redactor()
+        self.redact = trace.redact
 
     def run_phase(self, phase: Phase) -> PhaseEnd:
         conversation = Conversation(phase.briefing)

@@ -6,6 +6,7 @@ validate the arguments that come back, so the two can never drift apart.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -132,7 +133,9 @@ def tool_specs(names: tuple[str, ...]) -> list[ToolSpec]:
     return [_spec(name) for name in names]
 
 
+@cache
 def _spec(name: str) -> ToolSpec:
+    """Built once per tool: the schema is sent with every model call and never changes."""
     model = TOOL_ARGS[name]
     schema = model.model_json_schema()
     schema.pop("title", None)

@@ -422,3 +422,37 @@ def test_always_protected_paths_hold_against_the_repository_config(calc_repo, sc
     )
     writes = [e for e in events if e["type"] == "observation" and e["tool"] == "write_file"]
     assert writes[0]["status"] == "denied" and "protected" in writes[0]["text"]
+
+
+def test_unconfined_commands_that_print_the_key_are_redacted(
+    calc_repo, script, monkeypatch, tmp_path
+):
+    secret = "sk-ant-unconfined-0123456789"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
+    stash = tmp_path / "found-it-somewhere"
+    stash.write_text(secret)
+    leak = f"cat {stash}"  # a command that got hold of the key without the model naming it
+    result, run_dir, events = run(
+        calc_repo,
+        script(
+            plan(
+                step(
+                    "leak",
+                    ["calc.py"],
+                    [{"kind": "command_succeeds", "command": f"{leak}; exit 1"}],
+                )
+            ),
+            {"tool": "run", "input": {"command": leak}},
+            {"tool": "finish_step", "input": {"summary": "x"}},
+        ),
+        sandbox="none",
+        max_revisions=0,
+    )
+    shown = [e["text"] for e in events if e["type"] == "observation" and e["tool"] == "run"]
+    assert shown and "[redacted]" in shown[0]
+    failed = next(
+        e for e in events if e["type"] == "verification" and e["kind"] == "command_succeeds"
+    )
+    assert failed["status"] == "failed"
+    for path in run_dir.iterdir():
+        assert secret not in path.read_text(errors="replace")
