@@ -49,7 +49,7 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
             fixture.spec.acceptance_cmd,
             cwd=judge,
             timeout_s=ACCEPTANCE_TIMEOUT_S,
-            env={"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"},
+            env=FIXTURE_ENV,
         )
         resolved = acceptance.exit_code == 0 and not acceptance.timed_out
         claimed = result.status == "verified"

@@ -14,12 +14,10 @@ from typing import Literal
 
 from coder.ci.report import SuiteRun
 from coder.config import ConfigError, detect_test_cmd, load_repo_config
+from coder.loop.final_check import OUTCOME_ENV
 from sandbox.confine import Sandbox
 from summarizers.logs import compact_log
 from summarizers.outcomes import parse_outcomes
-
-SUITE_ENV = {"PYTEST_ADDOPTS": "-rA -p no:cacheprovider", "PYTHONDONTWRITEBYTECODE": "1"}
-"""pytest lists every test with its outcome and leaves no cache files in the tree."""
 
 DEFAULT_TIMEOUT_S = 600.0
 LOG_BUDGET = 1500
@@ -81,7 +79,7 @@ def run_suite(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     budget: int = LOG_BUDGET,
 ) -> SuiteOutcome:
-    result = sandbox.run(command, cwd=tree, timeout_s=timeout_s, env=SUITE_ENV)
+    result = sandbox.run(command, cwd=tree, timeout_s=timeout_s, env=OUTCOME_ENV)
     passed = result.exit_code == 0 and not result.timed_out
     output = _relative_paths(result.output, tree)
     outcomes = parse_outcomes(output)
