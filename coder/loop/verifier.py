@@ -6,7 +6,6 @@ compacted evidence. Nothing the model said about its own work is consulted.
 
 from __future__ import annotations
 
-import os
 import shlex
 import time
 from collections.abc import Callable
@@ -23,7 +22,7 @@ from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
 from sandbox.gitcli import GitError, git
 from sandbox.globs import glob_match
-from sandbox.policy import out_of_scope
+from sandbox.policy import PathPolicy, out_of_scope
 from summarizers.ast_scope import diff_symbols, find_symbol, language_for
 from summarizers.logs import compact_log
 
@@ -295,14 +294,13 @@ def _at_checkpoint(env: VerifyEnv, rel: str) -> str | None:
 
 
 def _current(env: VerifyEnv, rel: str) -> str | None:
-    """A worktree file's text; None for binaries and for links that lead out of the worktree
-    (the model could otherwise point one at /proc/self/environ and read it back as evidence)."""
-    path = env.root / rel
-    real = os.path.realpath(path)
-    if os.path.commonpath([real, os.path.realpath(env.root)]) != os.path.realpath(env.root):
+    """A worktree file's text; None for binaries and for paths the model may not read, such as
+    a link out of the worktree (it could point one at /proc/self/environ and read it back as
+    evidence). The same rule as the tools': the read policy of `PathPolicy`."""
+    if not PathPolicy(env.root, None, ()).check(rel, write=False).allowed:
         return None
     try:
-        return path.read_text(encoding="utf-8")
+        return (env.root / rel).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -152,3 +152,15 @@ def test_a_failing_call_may_run_again_after_an_edit(calc_repo, script):
         if e["type"] == "observation" and e["tool"] == "run"
     ]
     assert [e["status"] for e in runs] == ["error", "error", "ok"]
+
+
+def test_text_checks_do_not_follow_links_out_of_the_worktree(calc_repo, script, tmp_path):
+    outside = tmp_path / "host-secret.txt"
+    outside.write_text("TOKEN=hunter2hunter2\n")
+    link = {"tool": "run", "input": {"command": f"ln -s {outside} leak.txt"}}
+    probe = {"kind": "text_present", "pattern": "TOKEN=", "paths": ["leak.txt"]}
+    _, checks = checks_of(
+        calc_repo, script(plan(step("s", ["leak.txt"], [probe])), link, FINISH), sandbox="none"
+    )
+    assert checks["text_present"]["status"] == "failed"
+    assert "hunter2" not in checks["text_present"]["evidence"]
