@@ -7,6 +7,7 @@ changed), 130 interrupted.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -25,7 +26,16 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
+
+
+def _console(*, stderr: bool = False) -> Console:
+    """Never hard-wrapped: a status line piped to a file or a CI log stays one line."""
+    return Console(stderr=stderr, soft_wrap=True)
+
+
+err = _console(stderr=True)
+HELP_WIDTH_OFF_TERMINAL = 160
+"""--help piped or captured is laid out this wide instead of rich's 80 columns."""
 
 
 @app.command()
@@ -43,6 +53,14 @@ def run(
     timeout: Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")] = None,
     cmd_timeout: Annotated[
         float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")
+    ] = None,
+    max_reply_tokens: Annotated[
+        int | None,
+        typer.Option(min=1, help="Longest reply per model call (default: from the server)."),
+    ] = None,
+    context_tokens: Annotated[
+        int | None,
+        typer.Option(min=1, help="Most context per model call (default: from the server)."),
     ] = None,
     sandbox: Annotated[str | None, typer.Option(help="auto | bwrap | none")] = None,
     out: Annotated[
@@ -68,7 +86,7 @@ def run(
 
     if sandbox not in (None, "auto", "bwrap", "none"):
         fail(f"--sandbox must be auto, bwrap or none, not {sandbox!r}")
-    console = Console(stderr=json_out)
+    console = _console(stderr=json_out)
     options = RunOptions(
         repo=repo,
         task=task,
@@ -80,6 +98,8 @@ def run(
         timeout_s=timeout,
         cmd_timeout_s=cmd_timeout,
         max_tokens=max_tokens,
+        max_reply_tokens=max_reply_tokens,
+        context_tokens=context_tokens,
         sandbox=sandbox,
         out_dir=out,
         apply=apply,
@@ -218,7 +238,17 @@ def _sigterm_as_interrupt() -> None:
 _mount_ci()
 
 
+def _help_width() -> None:
+    """Rich lays help out 80 columns wide when stdout is no terminal, cutting it short."""
+    import typer.rich_utils
+
+    sized = os.environ.get("TERMINAL_WIDTH") or os.environ.get("COLUMNS")
+    if not sys.stdout.isatty() and not sized:
+        typer.rich_utils.MAX_WIDTH = HELP_WIDTH_OFF_TERMINAL
+
+
 def main() -> None:
+    _help_width()
     app()
 
 

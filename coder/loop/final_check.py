@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contracts.result import FinalCheck
+from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
 from summarizers.logs import compact_log
 from summarizers.outcomes import parse_outcomes
@@ -32,6 +33,21 @@ def run_baseline(sandbox: Sandbox, root: Path, command: str | None, timeout_s: f
         return Baseline(None, None, {})
     result = sandbox.run(command, cwd=root, timeout_s=timeout_s, env=OUTCOME_ENV)
     return Baseline(command, result.exit_code, parse_outcomes(result.output), result.timed_out)
+
+
+def unchanged_check(checkpoints: Checkpoints, base_commit: str) -> FinalCheck | None:
+    """A failed final check for a run that changed no file; None when something changed.
+
+    Tests that pass on an untouched tree prove nothing about the task, and a model that says
+    it is done without changing anything has not done it."""
+    if checkpoints.changes_since(base_commit):
+        return None
+    return FinalCheck(
+        command=None,
+        passed=False,
+        detail="the run changed nothing: no file differs from the base commit, and an empty "
+        "change is never verified",
+    )
 
 
 def final_check(sandbox: Sandbox, root: Path, base: Baseline, timeout_s: float) -> FinalCheck:

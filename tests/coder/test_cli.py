@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -239,3 +240,40 @@ def test_markup_in_model_text_prints_as_written(tmp_path):
     assert "blocked [/] on list[int]" in proc.stdout
     show = coder("show", str(tmp_path / "o"))
     assert show.returncode == 0 and "blocked [/] on list[int]" in show.stdout
+
+
+def test_output_is_not_wrapped_at_80_columns_without_a_terminal(tmp_path):
+    env_free = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "TERMINAL_WIDTH")}
+    helped = subprocess.run(
+        [sys.executable, "-m", "coder", "run", "--help"],
+        capture_output=True,
+        text=True,
+        env={**env_free, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert helped.returncode == 0
+    line = next(x for x in helped.stdout.splitlines() if "--max-reply-tokens" in x)
+    assert "Longest reply per model call (default: from the server)." in line
+    repo = calc(tmp_path)
+    script = write_script(tmp_path / ("a-long-directory-name-" * 3 + ".json"), [plan(FIX_STEP)])
+    proc = coder(
+        "run",
+        "--task",
+        "fix add",
+        "--repo",
+        str(repo),
+        "--model",
+        f"script:{script}",
+        "--max-reply-tokens",
+        "300",
+        "--context-tokens",
+        "5000",
+    )
+    assert proc.returncode == 1, proc.stderr
+    started = next(x for x in proc.stdout.splitlines() if x.startswith("coder contract run on"))
+    assert len(started) > 80 and started.endswith("tests `python -m pytest -q`")
+    assert (
+        "model calls hold 5,000 tokens of context and 300 of reply (flags or config)" in proc.stdout
+    )
+    finished = next(x for x in proc.stdout.splitlines() if x.startswith("failed (model_error)"))
+    assert re.search(r"all 1 were used · [\d,]+ tokens · [\d.]+s$", finished)

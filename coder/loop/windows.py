@@ -1,0 +1,58 @@
+"""How long a reply may be and how much context one call may hold.
+
+Each comes from a flag, else the repository's config, else the model's context window (what a
+local server reports, what Anthropic documents), else a default. A call's prompt and its reply
+share the window, and our token count is an estimate (bytes / 4, without the chat template's
+own tokens), so the context limit keeps a margin below what is left after the reply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from coder.models.base import ContextWindow
+
+DEFAULT_REPLY_TOKENS = 4096
+DEFAULT_CONTEXT_TOKENS = 24_000
+MIN_REPLY_TOKENS = 256
+ESTIMATE_MARGIN = 0.85
+"""The share of the window (after the reply) the estimated context may fill."""
+
+
+@dataclass(frozen=True)
+class TokenLimits:
+    reply: int
+    context: int
+    source: str
+    """Where the numbers came from, for the trace and the terminal."""
+
+
+def token_limits(
+    window: ContextWindow | None, *, reply: int | None = None, context: int | None = None
+) -> TokenLimits:
+    """The limits for a run: given values win; the window fills in the rest."""
+    if window is None:
+        given = "flags or config" if reply or context else "defaults"
+        return TokenLimits(reply or DEFAULT_REPLY_TOKENS, context or DEFAULT_CONTEXT_TOKENS, given)
+    reply = reply or default_reply(window.tokens)
+    context = context or context_for(window.tokens, reply)
+    return TokenLimits(reply, context, f"{window.source}: {window.tokens} tokens")
+
+
+def default_reply(window: int) -> int:
+    """An eighth of the window, within [256, 4096]: room to write an edit, most left for context."""
+    return max(MIN_REPLY_TOKENS, min(DEFAULT_REPLY_TOKENS, window // 8))
+
+
+def context_for(window: int, reply: int) -> int:
+    return max(1, int((window - reply) * ESTIMATE_MARGIN))
+
+
+def shrink_to(window: int, current: TokenLimits) -> TokenLimits | None:
+    """Limits that fit a window a server named when it refused a request; None if the current
+    ones already do (then shrinking again cannot help)."""
+    reply = min(current.reply, max(MIN_REPLY_TOKENS, window // 4))
+    context = min(current.context, context_for(window, reply))
+    if (reply, context) == (current.reply, current.context):
+        return None
+    return TokenLimits(reply, context, f"the server's refusal: a {window}-token window")
