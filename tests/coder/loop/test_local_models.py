@@ -203,3 +203,16 @@ def test_config_keys_set_the_limits_and_flags_win(tmp_path, script):
     )
     limits = read_trace(flagged.run_dir / "trace.jsonl")[0]["limits"]
     assert (limits["max_reply_tokens"], limits["context_tokens"]) == (700, 4000)
+
+
+def test_anthropic_limits_come_from_its_models_window(calc_repo, monkeypatch):
+    from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthropic
+
+    stop = anthropic_message(tool_calls=[anthropic_tool_use("stop", {"reason": "enough"})])
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-limits-test")
+    with fake_anthropic([stop]) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        outcome = run_task(RunOptions(repo=calc_repo, task="x", model="anthropic:claude-test"))
+    assert server.requests[0].body["max_tokens"] == 4096
+    limits = read_trace(outcome.run_dir / "trace.jsonl")[0]["limits"]
+    assert (limits["max_reply_tokens"], limits["context_tokens"]) == (4096, 166518)
