@@ -144,41 +144,9 @@ class Session:
             raise RunStop("timeout", f"the run passed its {limits.timeout_s:.0f}s timeout")
         if state.input_tokens + state.output_tokens >= limits.max_tokens:
             raise RunStop("token_budget", f"the token budget of {limits.max_tokens} is spent")
-        specs = tool_specs(phase.tools)
         state.turns += 1
         started = time.monotonic()
-        while True:
-            messages, size = fit(
-                conversation,
-                self.system,
-                specs,
-                self.limits.context_tokens,
-                keep_recent=self.limits.keep_recent_turns,
-            )
-            try:
-                reply = self.model.complete(
-                    system=self.system,
-                    messages=messages,
-                    tools=specs,
-                    max_tokens=self.limits.max_reply_tokens,
-                    timeout_s=model_timeout(self.limits, state),
-                )
-                break
-            except ContextOverflow as exc:
-                refit = self._shrink_context(exc.window)
-                self.trace.emit(
-                    "model_call",
-                    phase=phase.name,
-                    error=exc.kind,
-                    message=exc.message,
-                    window=exc.window,
-                    retry_with=refit,
-                )
-                if refit is None:
-                    raise self._model_stop(exc, size) from None
-            except ModelError as exc:
-                self.trace.emit("model_call", phase=phase.name, error=exc.kind, message=exc.message)
-                raise self._model_stop(exc, size) from None
+        reply, size = self._send(conversation, phase)
         state.replies += 1
         state.model_s += reply.latency_s or (time.monotonic() - started)
         state.input_tokens += reply.usage.input_tokens
@@ -196,6 +164,43 @@ class Session:
             stop_reason=reply.stop_reason,
         )
         return reply
+
+    def _send(self, conversation: Conversation, phase: Phase) -> tuple[ModelReply, int]:
+        """One model call within the limits; a refusal that names the server's window refits
+        the limits and asks again, until they fit it."""
+        specs = tool_specs(phase.tools)
+        while True:
+            messages, size = fit(
+                conversation,
+                self.system,
+                specs,
+                self.limits.context_tokens,
+                keep_recent=self.limits.keep_recent_turns,
+            )
+            try:
+                reply = self.model.complete(
+                    system=self.system,
+                    messages=messages,
+                    tools=specs,
+                    max_tokens=self.limits.max_reply_tokens,
+                    timeout_s=model_timeout(self.limits, self.state),
+                )
+                return reply, size
+            except ContextOverflow as exc:
+                refit = self._shrink_context(exc.window)
+                self.trace.emit(
+                    "model_call",
+                    phase=phase.name,
+                    error=exc.kind,
+                    message=exc.message,
+                    window=exc.window,
+                    retry_with=refit,
+                )
+                if refit is None:
+                    raise self._model_stop(exc, size) from None
+            except ModelError as exc:
+                self.trace.emit("model_call", phase=phase.name, error=exc.kind, message=exc.message)
+                raise self._model_stop(exc, size) from None
 
     def _shrink_context(self, window: int) -> dict[str, int] | None:
         """Fit the limits to the window a server named when it refused; None if they fit it
