@@ -281,9 +281,10 @@ def openai_error(status: int, message: str, **reply: Any) -> Reply:
 # A server that behaves the way llama-cpp-python 0.3.36's does (`python -m llama_cpp.server
 # --chat_format chatml-function-calling`), as observed on the wire: it drops the tools unless
 # `tool_choice` is given, refuses a message whose `content` is null with an HTTP 500 carrying
-# FastAPI's validation text, mirrors a single tool call in the legacy `function_call` field, cuts
-# a reply at `max_tokens` (and at what is left of its context window), and refuses a prompt
-# longer than its window with a 400 naming it. Tokens are counted as 4 characters.
+# FastAPI's validation text, mirrors a single tool call in the legacy `function_call` field
+# (with an empty name), cuts a reply at `max_tokens` (and at what is left of its context
+# window), and refuses a prompt longer than its window with a 400 naming it. Tokens are
+# counted as 4 characters.
 
 
 @dataclass
@@ -296,13 +297,14 @@ class LlamaCppLike:
     n_ctx: int = 8192
     model: str = "gemma-3-270m"
     turn: int = 0
+    mirror_whole: bool = False
 
     def __call__(self, request: ReceivedRequest) -> Reply:
         body = request.body if isinstance(request.body, dict) else {}
         messages = body.get("messages") or []
         for index, message in enumerate(messages):
             if isinstance(message, dict) and message.get("content", "") is None:
-                return Reply(_validation_error(index, message), status=500)
+                return Reply(llama_cpp_validation_error(index, message), status=500)
         prompt = _tokens(json.dumps(messages)) + _tokens(json.dumps(body.get("tools") or []))
         if prompt >= self.n_ctx:
             return Reply(_context_exceeded(self.n_ctx, prompt, body.get("max_tokens")), status=400)
@@ -330,7 +332,8 @@ class LlamaCppLike:
                     "function": call,
                 }
             ],
-            "function_call": call,
+            # 0.3.36 mirrors the call with an empty name; a fixed server would mirror it whole.
+            "function_call": {**call, "name": call["name"] if self.mirror_whole else ""},
         }
         return self._completion(message, "tool_calls", prompt, _tokens(arguments))
 
@@ -360,10 +363,12 @@ class LlamaCppLike:
         }
 
 
-def fake_llama_cpp(plan: list[dict[str, Any]], *, n_ctx: int = 8192, **kwargs: Any) -> FakeServer:
+def fake_llama_cpp(
+    plan: list[dict[str, Any]], *, n_ctx: int = 8192, mirror_whole: bool = False, **kwargs: Any
+) -> FakeServer:
     """A llama-cpp-python-like server at `.base_url` (ending in /v1); `.respond` is the
     `LlamaCppLike` with its plan. It reports no context window (/v1/models has only ids)."""
-    responder = LlamaCppLike(plan, n_ctx=n_ctx)
+    responder = LlamaCppLike(plan, n_ctx=n_ctx, mirror_whole=mirror_whole)
     models = {
         "object": "list",
         "data": [{"id": responder.model, "object": "model", "owned_by": "me", "permissions": []}],
@@ -378,20 +383,35 @@ def _tokens(text: str) -> int:
     return -(-len(text) // 4)
 
 
-def _validation_error(index: int, message: dict[str, Any]) -> dict[str, Any]:
+def llama_cpp_validation_error(index: int, message: dict[str, Any]) -> dict[str, Any]:
+    """FastAPI's text for a message no member of the request's message union accepts, as
+    llama-cpp-python 0.3.36 sends it (HTTP 500) for an assistant turn with a null content."""
     role = message.get("role")
-    tried = "".join(
-        f"  {{'type': 'literal_error', 'loc': ('body', 'messages', {index}, '{kind}', 'role'), "
-        f"'msg': \"Input should be '{kind}'\", 'input': '{role}'}}\n"
-        for kind in ("system", "user", "tool", "function")
-    )
-    cause = (
-        f"  {{'type': 'string_type', 'loc': ('body', 'messages', {index}, '{role}', 'content'), "
-        f"'msg': 'Input should be a valid string', 'input': None}}\n"
-    )
+    entries = []
+    for kind in ("System", "User", "Assistant", "Tool", "Function"):
+        where = f"('body', 'messages', {index}, 'ChatCompletionRequest{kind}Message'"
+        if kind == "Assistant":
+            entries.append(
+                f"{{'type': 'string_type', 'loc': {where}, 'content'), "
+                "'msg': 'Input should be a valid string', 'input': None}"
+            )
+            continue
+        expected = kind.lower()
+        entries.append(
+            f"{{'type': 'literal_error', 'loc': {where}, 'role'), 'msg': \"Input should be "
+            f"'{expected}'\", 'input': '{role}', 'ctx': {{'expected': \"'{expected}'\"}}}}"
+        )
+        if kind in ("Tool", "Function"):
+            field = "tool_call_id" if kind == "Tool" else "name"
+            entries.append(
+                f"{{'type': 'missing', 'loc': {where}, '{field}'), 'msg': 'Field required', "
+                f"'input': {message!r}}}"
+            )
+    text = "".join(f"  {e}\n" for e in entries)
     return {
         "error": {
-            "message": f"5 validation errors:\n{tried}{cause}",
+            "message": f'{len(entries)} validation errors:\n{text}\n  File "llama_cpp/server/'
+            'app.py", line 376, in create_chat_completion\n    POST /v1/chat/completions',
             "type": "internal_server_error",
             "param": None,
             "code": None,

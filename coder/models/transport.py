@@ -93,7 +93,7 @@ def one_line(text: str, secret: str = "", limit: int = _DETAIL_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-_PYDANTIC_ERROR = re.compile(r"'loc': \(([^)]*)\), 'msg': '([^']*)'")
+_PYDANTIC_ERROR = re.compile(r"""'loc': \(([^)]*)\), 'msg': (?:'([^']*)'|"([^"]*)")""")
 
 
 def validation_causes(text: str) -> str:
@@ -102,7 +102,8 @@ def validation_causes(text: str) -> str:
     Such errors repeat every input they rejected before the next cause, so a cut taken from the
     front keeps the noise and loses the reasons."""
     seen: dict[str, None] = {}
-    for loc, msg in _PYDANTIC_ERROR.findall(text):
+    for loc, quoted, double_quoted in _PYDANTIC_ERROR.findall(text):
+        msg = quoted or double_quoted
         where = ".".join(p.strip(" '\"") for p in loc.split(",") if p.strip(" '\""))
         seen.setdefault(f"{where}: {msg}" if where else msg, None)
     return "; ".join(seen)
@@ -138,9 +139,9 @@ def retry_after_s(headers: Mapping[str, str] | None) -> float | None:
 def server_reason(body: object, secret: str = "") -> str:
     """The server's own reason on one line, long enough to show the cause."""
     text = error_detail(body)
-    causes = validation_causes(text)
-    if causes:
-        text = f"{text.splitlines()[0] if text.strip() else 'invalid request'} ({causes})"
+    if causes := validation_causes(text):
+        head = text.strip().splitlines()[0].rstrip(": ") if text.strip() else "invalid request"
+        text = f"{head}: {causes}"
     return one_line(text, secret, _REASON_CHARS)
 
 

@@ -4,12 +4,12 @@ import json
 import logging
 import time
 
-import fake_model_servers
 import pytest
 from fake_model_servers import (
     Reply,
     fake_llama_cpp,
     fake_openai,
+    llama_cpp_validation_error,
     openai_completion,
     openai_error,
     openai_tool_call,
@@ -211,7 +211,7 @@ def test_a_server_failing_on_the_request_is_not_retried_and_its_reason_is_kept()
         # What older coder sent: a tool-call turn with a null content.
         server.push(
             Reply(
-                fake_model_servers._validation_error(2, {"role": "assistant", "content": None}),
+                llama_cpp_validation_error(2, {"role": "assistant", "content": None}),
                 status=500,
             )
         )
@@ -219,12 +219,16 @@ def test_a_server_failing_on_the_request_is_not_retried_and_its_reason_is_kept()
             _ask(model, history)
     assert len(server.requests) == 1
     assert err.value.kind == "server_error"
-    assert "messages.2.assistant.content: Input should be a valid string" in err.value.message
+    assert (
+        "messages.2.ChatCompletionRequestAssistantMessage.content: Input should be a valid string"
+        in err.value.message
+    )
 
 
-def test_a_call_mirrored_in_function_call_runs_once() -> None:
+@pytest.mark.parametrize("mirror_whole", [False, True], ids=["blank-name", "whole"])
+def test_a_call_mirrored_in_function_call_runs_once(mirror_whole: bool) -> None:
     plan = [{"tool": "edit_file", "arguments": {"path": "a.py", "old_text": "-", "new_text": "+"}}]
-    with fake_llama_cpp(plan) as server:
+    with fake_llama_cpp(plan, mirror_whole=mirror_whole) as server:
         reply = _ask(_model(server.base_url))
     assert len(reply.tool_calls) == 1 and reply.parse_errors == []
     assert reply.tool_calls[0].input == {"path": "a.py", "old_text": "-", "new_text": "+"}
