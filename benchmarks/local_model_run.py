@@ -97,11 +97,14 @@ class Recorder:
                     except ValueError:
                         reply = data.decode("utf-8", "replace")
                     recorder.exchanges.append(Exchange(json.loads(raw), status, reply))
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # coder stopped waiting (its timeout); the exchange is still recorded
 
             def log_message(self, format: str, *args: Any) -> None:
                 return

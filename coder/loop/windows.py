@@ -31,12 +31,16 @@ def token_limits(
     window: ContextWindow | None, *, reply: int | None = None, context: int | None = None
 ) -> TokenLimits:
     """The limits for a run: given values win; the window fills in the rest."""
+    given = [name for name, value in (("reply", reply), ("context", context)) if value]
+    if len(given) == 2:
+        return TokenLimits(reply or 0, context or 0, "flags or config")
     if window is None:
-        given = "flags or config" if reply or context else "defaults"
-        return TokenLimits(reply or DEFAULT_REPLY_TOKENS, context or DEFAULT_CONTEXT_TOKENS, given)
+        source = f"{given[0]} given, the rest defaults" if given else "defaults"
+        return TokenLimits(reply or DEFAULT_REPLY_TOKENS, context or DEFAULT_CONTEXT_TOKENS, source)
     reply = reply or default_reply(window.tokens)
     context = context or context_for(window.tokens, reply)
-    return TokenLimits(reply, context, f"{window.source}: {window.tokens} tokens")
+    source = f"{window.source}: {window.tokens} tokens" + (f"; {given[0]} given" if given else "")
+    return TokenLimits(reply, context, source)
 
 
 def default_reply(window: int) -> int:
