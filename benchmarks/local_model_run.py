@@ -256,28 +256,29 @@ def main() -> int:
         return 2
     model_path = found.stdout.strip().splitlines()[-1]
     (fixture,) = load_fixtures(ROOT / "fixtures", args.fixture, (), need_scripts=False)[:1]
-    port = free_port()
-    server = start_server(args.server_python, model_path, port, args.n_ctx, args.threads)
-    recorder = Recorder(f"http://127.0.0.1:{port}")
-    proxy = recorder.serve()
-    proxy_url = f"http://127.0.0.1:{proxy.server_address[1]}"
     failed = 0
     reached = 0
-    try:
-        with tempfile.TemporaryDirectory(prefix="coder-local-") as tmp:
-            print(f"server: llama-cpp-python, {Path(model_path).name}, n_ctx {args.n_ctx}")
-            print(f"fixture {fixture.name}; budgets: {args.max_turns} turns, {args.timeout:.0f}s,")
-            print(f"  {args.max_reply_tokens} reply tokens; context: learned from the server\n")
-            for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
-                recorder.exchanges.clear()
-                run = run_mode(args, fixture, mode, proxy_url, Path(tmp))
-                wire = wire_facts(recorder.exchanges)
-                failed += report(run, wire, args)
-                reached += sum(run["actions"].values())
-    finally:
-        proxy.shutdown()
-        server.terminate()
-        server.wait(timeout=30)
+    print(f"server: llama-cpp-python, {Path(model_path).name}, n_ctx {args.n_ctx}, fresh per mode")
+    print(f"fixture {fixture.name}; budgets: {args.max_turns} turns, {args.timeout:.0f}s,")
+    print(f"  {args.max_reply_tokens} reply tokens; context: learned from the server\n")
+    with tempfile.TemporaryDirectory(prefix="coder-local-") as tmp:
+        for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
+            # A fresh server each time: llama-cpp-python finishes a request its client gave up
+            # on before it reads the next one, which would bill one mode for another's wait.
+            port = free_port()
+            server = start_server(args.server_python, model_path, port, args.n_ctx, args.threads)
+            recorder = Recorder(f"http://127.0.0.1:{port}")
+            proxy = recorder.serve()
+            try:
+                run = run_mode(
+                    args, fixture, mode, f"http://127.0.0.1:{proxy.server_address[1]}", Path(tmp)
+                )
+            finally:
+                proxy.shutdown()
+                server.terminate()
+                server.wait(timeout=30)
+            failed += report(run, wire_facts(recorder.exchanges), args)
+            reached += sum(run["actions"].values())
     print(f"{'✓' if reached else '✗'} real tool calls reached the loop: {reached} in all")
     failed += not reached
     print("all checks held" if not failed else f"{failed} check(s) failed")
