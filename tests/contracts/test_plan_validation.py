@@ -10,7 +10,7 @@ from contracts.invariants import (
     Advisory,
     CommandSucceeds,
     FilesWithinScope,
-    SignatureUnchanged,
+    SignatureCompatible,
     TestsPass,
 )
 from contracts.validation import PlanCheck, Problem, validate_plan
@@ -64,7 +64,7 @@ def test_seed_plan_is_valid_when_the_dependency_was_verified_earlier() -> None:
     assert check.plan.order == ["migrate-auth-tokens"]
     compiled = check.plan.steps["migrate-auth-tokens"]
     assert compiled.invariants == [
-        SignatureUnchanged(symbol="verifyCredential", source=compiled.invariants[0].source),
+        SignatureCompatible(symbol="verifyCredential", source=compiled.invariants[0].source),
         TestsPass(paths=["auth.test.ts"], source=compiled.invariants[1].source),
         CommandSucceeds(command="npx tsc --noEmit"),
     ]

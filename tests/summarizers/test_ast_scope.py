@@ -237,7 +237,7 @@ def test_visibility_change_is_breaking() -> None:
     new = "module.exports = { a };\nfunction a() {}\nfunction b() {}\n"
     diff = diff_symbols(old, new, "javascript")
     assert [(o.name, n.public) for o, n in diff.visibility_changed] == [("b", False)]
-    assert diff.breaking == ["b is no longer public"]
+    assert diff.breaking == ["`b` is no longer public"]
 
 
 def test_method_signature_change_is_breaking_and_private_change_is_not() -> None:
@@ -245,7 +245,7 @@ def test_method_signature_change_is_breaking_and_private_change_is_not() -> None
     new = "class A:\n    def m(self, x, y): ...\n    def _p(self, z): ...\n"
     diff = diff_symbols(old, new, "python")
     assert {o.name for o, _ in diff.signature_changed} == {"A.m", "A._p"}
-    assert diff.breaking == ["signature of A.m: m(self, x) -> m(self, x, y)"]
+    assert diff.breaking == ["`A.m`: new required parameter `y`"]
 
 
 @pytest.mark.parametrize(

@@ -69,10 +69,20 @@ def test_javascript_review_as_markdown(tmp_path: Path) -> None:
     result = _review(repo, "--fail-on", "tests")
     text = result.stdout
     assert text.startswith(REVIEW_MARKER)
-    assert "**3 possible breaking changes**" in text
-    assert "`src/math.js`: `remove` removed" in text
-    assert "`add(a, b)` → `add(a, b, c = 0)`" in text
-    assert "`greet(name: string): string` → `greet(name: string, loud: boolean): string`" in text
+    assert "**2 possible breaking changes** · 1 compatible signature change" in text
+    assert "`src/math.js`: `remove` removed\n" in text
+    breaking, compatible = text.split("### Compatible signature changes")
+    assert (
+        "`greet` signature changed (new required parameter 2 `loud`): "
+        "`greet(name: string): string` → `greet(name: string, loud: boolean): string`"
+    ) in breaking
+    assert "`add(a, b)`" not in breaking.split("### Symbols by file")[0]
+    assert (
+        "- `src/math.js`: `add` signature extended, compatible: `add(a, b)` → `add(a, b, c = 0)`"
+        "\n  added optional parameter 3 `c` (default `0`)"
+    ) in compatible
+    assert "| `add` | function | signature changed (compatible) |" in text
+    assert "| `greet` | function | signature changed (breaking) |" in text
     assert "<summary><code>src/extra.js</code> added" in text
     assert "src/use.js:4:" in text
     assert "`node --test` (detected)" in text

@@ -1,0 +1,415 @@
+"""Compatible or breaking: does the new version of a symbol accept every call the old one did?
+
+One judgement for everyone who asks (the verifier's `signature_compatible` and
+`public_api_compatible`, the PR bot's "possible breaking changes"), so a reviewer and a planner
+never hear two answers. It reads parameters from tree-sitter, never imports the code.
+
+Python: positional parameters keep their order, names and kinds; a parameter may gain a
+default; `*args`/`**kwargs` may be added; new parameters need defaults. JavaScript and
+TypeScript: parameters count by position (callers cannot name them); new trailing ones need a
+default or `?`. In both, annotations, return types and default values are reported, not judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from summarizers.ast_common import Call, Param, Symbol
+from summarizers.ast_params import (
+    KEYWORD_ONLY,
+    POSITIONAL_ONLY,
+    POSITIONAL_OR_KEYWORD,
+    VAR_KEYWORD,
+    VAR_POSITIONAL,
+)
+
+_POSITIONAL = (POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD)
+_VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
+CONSTRUCTORS = ("__init__", "constructor")
+_CONTAINERS = ("class", "interface")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    compatible: bool
+    reasons: tuple[str, ...] = ()
+    """Why some old call may no longer work ("new required parameter `c`"); empty if none."""
+    notes: tuple[str, ...] = ()
+    """What changed without being judged: annotations, return types, defaults, additions."""
+    extended: bool = False
+    """Something callers may now use was added (a parameter, a default, `*args`)."""
+
+    def text(self) -> str:
+        """The verdict in one line, reasons first."""
+        body = "; ".join(self.reasons or self.notes)
+        head = "compatible" if self.compatible else "breaking"
+        return f"{head}: {body}" if body else head
+
+
+def _verdict(reasons: list[str], notes: list[str], extended: bool = False) -> Verdict:
+    return Verdict(not reasons, tuple(reasons), tuple(notes), extended)
+
+
+def _merge(verdicts: list[Verdict]) -> Verdict:
+    reasons = [r for v in verdicts for r in v.reasons]
+    notes = [n for v in verdicts for n in v.notes]
+    return _verdict(reasons, notes, any(v.extended for v in verdicts))
+
+
+@dataclass
+class _Words:
+    """How a parameter is named in a reason: by name in Python, by position in JavaScript."""
+
+    by_position: bool
+
+    def param(self, p: Param, index: int) -> str:
+        """The subject of a sentence: "`b`" in Python, "parameter 2 `b`" in JavaScript."""
+        return f"parameter {index + 1} `{p.name}`" if self.by_position else f"`{p.name}`"
+
+    def noun(self, p: Param, index: int | None) -> str:
+        """ "parameter `b`", "keyword-only parameter `b`", "parameter 2 `b`"."""
+        if index is None:
+            return f"keyword-only parameter `{p.name}`"
+        return f"parameter {index + 1} `{p.name}`" if self.by_position else f"parameter `{p.name}`"
+
+    def star(self, p: Param) -> str:
+        if self.by_position:
+            return f"`...{p.name}`"
+        return f"`*{p.name}`" if p.kind == VAR_POSITIONAL else f"`**{p.name}`"
+
+
+@dataclass
+class _Comparison:
+    old: Call
+    new: Call
+    words: _Words
+    reasons: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    extended: bool = False
+    matched_positions: set[int] = field(default_factory=set)
+    matched_names: set[str] = field(default_factory=set)
+
+    def run(self) -> Verdict:
+        old_pos = [p for p in self.old.params if p.kind in _POSITIONAL]
+        new_pos = [p for p in self.new.params if p.kind in _POSITIONAL]
+        for i, p in enumerate(old_pos):
+            self._old_positional(i, p, new_pos)
+        for p in self.old.params:
+            if p.kind == KEYWORD_ONLY:
+                self._old_keyword(p)
+        self._variadics()
+        self._additions(len(old_pos), new_pos)
+        self._returns()
+        return _verdict(self.reasons, self.notes, self.extended)
+
+    def _new_named(self, name: str) -> Param | None:
+        return next(
+            (q for q in self.new.params if q.named and q.kind not in _VARIADIC and q.name == name),
+            None,
+        )
+
+    def _star(self, call: Call, kind: str) -> Param | None:
+        return next((p for p in call.params if p.kind == kind), None)
+
+    def _old_positional(self, i: int, p: Param, new_pos: list[Param]) -> None:
+        w = self.words
+        q = new_pos[i] if i < len(new_pos) else None
+        elsewhere = self._new_named(p.name) if p.named else None
+        old_names = {o.name for o in self.old.params if o.named}
+        if q is not None and q.named == p.named and q.name == p.name:
+            self.matched_positions.add(i)
+            self._same(p, q, i)
+        elif elsewhere is not None:
+            self.matched_names.add(elsewhere.name)
+            if elsewhere.kind == KEYWORD_ONLY:
+                self.reasons.append(f"{w.param(p, i)} is now keyword-only")
+            else:
+                j = new_pos.index(elsewhere)
+                self.matched_positions.add(j)
+                self.reasons.append(f"{w.param(p, i)} moved to position {j + 1}")
+        elif q is not None and not (q.named and q.name in old_names):
+            self.matched_positions.add(i)
+            if p.kind == POSITIONAL_ONLY:
+                if p.named and q.named and p.name != q.name:
+                    self.notes.append(
+                        f"{w.param(p, i)} renamed `{q.name}` (callers cannot name it)"
+                    )
+            else:
+                self.reasons.append(f"{w.param(p, i)} renamed `{q.name}`")
+            self._same(p, q, i)
+        elif q is None and self._absorbed(p):
+            star = self._star(self.new, VAR_POSITIONAL)
+            assert star is not None
+            self.notes.append(f"{w.param(p, i)} is now taken by {w.star(star)}")
+        else:
+            self.reasons.append(f"{w.noun(p, i)} removed")
+
+    def _absorbed(self, p: Param) -> bool:
+        """A positional call still fits `*args`; a keyword one also needs `**kwargs`."""
+        if self._star(self.new, VAR_POSITIONAL) is None:
+            return False
+        return p.kind == POSITIONAL_ONLY or self._star(self.new, VAR_KEYWORD) is not None
+
+    def _same(self, p: Param, q: Param, i: int) -> None:
+        w = self.words
+        if p.kind == POSITIONAL_OR_KEYWORD and q.kind == POSITIONAL_ONLY:
+            self.reasons.append(f"{w.param(p, i)} is now positional-only")
+        self._defaults(p, q, w.param(p, i))
+        if not p.named and p.name != q.name:
+            self.notes.append(f"{w.param(p, i)} is now `{q.name}`")
+        self._annotation(p, q, w.param(p, i))
+
+    def _defaults(self, p: Param, q: Param, label: str) -> None:
+        if p.optional and not q.optional:
+            lost = "is now required" if self.words.by_position else "lost its default"
+            self.reasons.append(f"{label} {lost}")
+        elif q.optional and not p.optional:
+            self.extended = True
+            self.notes.append(f"{label} is now optional")
+        elif p.default and q.default and p.default != q.default:
+            self.notes.append(f"default of {label}: `{p.default}` → `{q.default}`")
+
+    def _annotation(self, p: Param, q: Param, label: str) -> None:
+        if p.annotation == q.annotation:
+            return
+        what = "type" if self.words.by_position else "annotation"
+        before, after = p.annotation or "none", q.annotation or "none"
+        self.notes.append(f"{what} of {label}: `{before}` → `{after}`")
+
+    def _old_keyword(self, p: Param) -> None:
+        q = self._new_named(p.name)
+        label = f"`{p.name}`"
+        if q is None:
+            if self._star(self.new, VAR_KEYWORD) is not None:
+                star = self._star(self.new, VAR_KEYWORD)
+                assert star is not None
+                self.notes.append(f"{label} is now taken by {self.words.star(star)}")
+            else:
+                self.reasons.append(f"{self.words.noun(p, None)} removed")
+            return
+        self.matched_names.add(q.name)
+        if q.kind == POSITIONAL_ONLY:
+            self.reasons.append(f"{label} is now positional-only")
+        self._defaults(p, q, label)
+        self._annotation(p, q, label)
+
+    def _variadics(self) -> None:
+        for kind in _VARIADIC:
+            before, after = self._star(self.old, kind), self._star(self.new, kind)
+            if before is not None and after is None:
+                what = "rest parameter" if self.words.by_position else "parameter"
+                self.reasons.append(f"{what} {self.words.star(before)} removed")
+            elif after is not None and before is None:
+                self.extended = True
+                self.notes.append(f"added {self.words.star(after)}")
+
+    def _additions(self, old_count: int, new_pos: list[Param]) -> None:
+        w = self.words
+        old_star = self._star(self.old, VAR_POSITIONAL)
+        for i, q in enumerate(new_pos):
+            if i in self.matched_positions or (q.named and q.name in self.matched_names):
+                continue
+            if i >= old_count and old_star is not None:
+                self.reasons.append(
+                    f"new {w.noun(q, i)} takes an argument that went to {w.star(old_star)}"
+                )
+            else:
+                self._added(q, w.noun(q, i))
+        for q in self.new.params:
+            if q.kind == KEYWORD_ONLY and q.name not in self.matched_names:
+                self._added(q, w.noun(q, None))
+
+    def _added(self, q: Param, noun: str) -> None:
+        if not q.optional:
+            self.reasons.append(f"new required {noun}")
+            return
+        self.extended = True
+        default = f" (default `{q.default}`)" if q.default else ""
+        optional = "" if noun.startswith("keyword-only") else "optional "
+        self.notes.append(f"added {optional}{noun}{default}")
+
+    def _returns(self) -> None:
+        old, new = self.old, self.new
+        if old.returns != new.returns:
+            self.notes.append(f"return type: `{old.returns or 'none'}` → `{new.returns or 'none'}`")
+        if old.is_async == new.is_async:
+            return
+        if self.words.by_position and old.returns and old.returns == new.returns:
+            self.notes.append("async now, with the same declared return type")
+            return
+        result = "a Promise" if self.words.by_position else "a coroutine"
+        if new.is_async:
+            self.reasons.append(f"now async: callers get {result} instead of the value")
+        else:
+            self.reasons.append(f"no longer async: callers that await {result} break")
+
+
+def compare_calls(old: Call, new: Call, *, by_position: bool = False) -> Verdict:
+    """Does `new` accept every call `old` accepted? `by_position` for JavaScript/TypeScript."""
+    return _Comparison(old, new, _Words(by_position)).run()
+
+
+def by_position(language: str) -> bool:
+    return language != "python"
+
+
+def judge_symbol(
+    name: str,
+    before: Mapping[str, Symbol],
+    after: Mapping[str, Symbol],
+    language: str,
+    *,
+    members: bool = True,
+) -> Verdict:
+    """The verdict on one symbol that exists in `before`. With `members`, a class or interface
+    is judged whole: its constructor and every public member by the same rules."""
+    old = before[name]
+    new = after.get(name)
+    if new is None:
+        if is_constructor(name):
+            return _constructor_verdict(name.rsplit(".", 1)[0], before, after, language)
+        return _verdict([f"{old.kind} `{name}` removed"], [])
+    if old.public and not new.public:
+        return _verdict([f"`{name}` is no longer public"], [])
+    verdict = _pair(name, old, new, before, after, language)
+    if not (members and old.kind in _CONTAINERS and new.kind in _CONTAINERS):
+        return verdict
+    parts = [verdict]
+    if old.kind == "class":
+        constructor = _constructor_verdict(name, before, after, language)
+        parts.append(_labelled(f"`{name}` constructor", constructor))
+    for member in _members(name, before):
+        if is_constructor(member) or not before[member].public:
+            continue
+        parts.append(_labelled(f"`{member}`", judge_symbol(member, before, after, language)))
+    return _merge(parts)
+
+
+def _pair(
+    name: str,
+    old: Symbol,
+    new: Symbol,
+    before: Mapping[str, Symbol],
+    after: Mapping[str, Symbol],
+    language: str,
+) -> Verdict:
+    if old.signature == new.signature and old.kind == new.kind:
+        return _verdict([], [])
+    if old.kind == "property" and new.kind != "property" and new.call is not None:
+        return _verdict([f"`{name}` is now a method: reading it gives the method"], [])
+    if new.kind == "property" and old.kind != "property" and old.call is not None:
+        return _verdict([f"`{name}` is now a property: calling it breaks"], [])
+    if old.kind == new.kind and old.call is None:
+        return _verdict([], [f"`{old.signature}` → `{new.signature}`"])
+    old_call = old.call if old.kind != "class" else _constructor(name, before, language)
+    new_call = new.call if new.kind != "class" else _constructor(name, after, language)
+    if old_call is not None and new_call is not None:
+        verdict = compare_calls(old_call, new_call, by_position=by_position(language))
+        header = [f"now a {new.kind}, was a {old.kind}"] if old.kind != new.kind else []
+        return _merge([verdict, _verdict([], header)])
+    if old_call is not None:
+        return _verdict([f"`{name}` is now a {new.kind}: cannot tell which calls it accepts"], [])
+    return _verdict([], [f"`{old.signature}` → `{new.signature}`"])
+
+
+def is_constructor(name: str) -> bool:
+    """`C.__init__` or `C.constructor`: the member whose parameters are the class's."""
+    return "." in name and name.rsplit(".", 1)[1] in CONSTRUCTORS
+
+
+def _members(owner: str, table: Mapping[str, Symbol]) -> list[str]:
+    prefix = owner + "."
+    return [n for n in table if n.startswith(prefix) and "." not in n[len(prefix) :]]
+
+
+def _constructor(cls: str, table: Mapping[str, Symbol], language: str) -> Call | None:
+    """The call a class accepts: its own constructor's, an empty one for a class without a
+    base, None when it inherits one we cannot see."""
+    for method in CONSTRUCTORS:
+        found = table.get(f"{cls}.{method}")
+        if found is not None and found.call is not None:
+            return found.call
+    header = table[cls].signature if cls in table else ""
+    inherits = " extends " in header if by_position(language) else _python_bases(header)
+    return None if inherits else Call(())
+
+
+def _python_bases(header: str) -> bool:
+    _, _, bases = header.partition("(")
+    names = [b.strip() for b in bases.rstrip(")").split(",") if b.strip()]
+    return any(b != "object" and not b.startswith("metaclass=") for b in names)
+
+
+def _constructor_verdict(
+    cls: str, before: Mapping[str, Symbol], after: Mapping[str, Symbol], language: str
+) -> Verdict:
+    if cls not in after:
+        return _verdict([], [])
+    old, new = _constructor(cls, before, language), _constructor(cls, after, language)
+    if old is None and new is None:
+        return _verdict([], [])
+    if old is None or new is None:
+        note = f"`{cls}`: constructor {'now inherited' if new is None else 'no longer inherited'}"
+        return _verdict([], [note + " from a base class; not judged"])
+    return compare_calls(old, new, by_position=by_position(language))
+
+
+def _labelled(tag: str, verdict: Verdict) -> Verdict:
+    """Reasons about a member said with its name: "`Store.get`: parameter `key` removed"."""
+
+    def label(text: str) -> str:
+        return text if tag in text else f"{tag}: {text}"
+
+    return Verdict(
+        verdict.compatible,
+        tuple(label(r) for r in verdict.reasons),
+        tuple(label(n) for n in verdict.notes),
+        verdict.extended,
+    )
+
+
+@dataclass(frozen=True)
+class ApiVerdict:
+    """Every public symbol of a file that changed, judged: breaking or compatible."""
+
+    breaking: dict[str, Verdict] = field(default_factory=dict)
+    compatible: dict[str, Verdict] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.breaking
+
+    def reasons(self) -> list[str]:
+        return [r for name, v in self.breaking.items() for r in _labelled(f"`{name}`", v).reasons]
+
+
+def judge_api(before: list[Symbol], after: list[Symbol], language: str) -> ApiVerdict:
+    """What a file's change does to its public API: no public symbol may be removed or made
+    private, and every changed public signature must accept the old calls."""
+    old = {s.name: s for s in before}
+    new = {s.name: s for s in after}
+    breaking: dict[str, Verdict] = {}
+    compatible: dict[str, Verdict] = {}
+    for name, sym in old.items():
+        if not sym.public or _owner(name) in breaking:
+            continue
+        now = new.get(name)
+        if (
+            now is not None
+            and now.public
+            and (now.signature, now.kind) == (sym.signature, sym.kind)
+        ):
+            continue
+        verdict = judge_symbol(name, old, new, language, members=False)
+        (compatible if verdict.compatible else breaking)[name] = verdict
+    for name, sym in new.items():
+        owner = _owner(name)
+        if sym.public and is_constructor(name) and name not in old and owner in old:
+            verdict = _constructor_verdict(owner, old, new, language)
+            (compatible if verdict.compatible else breaking)[name] = verdict
+    return ApiVerdict(breaking, compatible)
+
+
+def _owner(name: str) -> str:
+    return name.rsplit(".", 1)[0] if "." in name else ""
