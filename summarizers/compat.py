@@ -307,6 +307,8 @@ def _pair(
     if old_call is not None and new_call is not None:
         verdict = compare_calls(old_call, new_call, by_position=by_position(language))
         header = [f"now a {new.kind}, was a {old.kind}"] if old.kind != new.kind else []
+        if not (verdict.reasons or verdict.notes or header):
+            header = [f"`{old.signature}` → `{new.signature}`"]
         return _merge([verdict, _verdict([], header)])
     if old_call is not None:
         return _verdict([f"`{name}` is now a {new.kind}: cannot tell which calls it accepts"], [])
