@@ -12,8 +12,9 @@ default or `?`. In both, annotations, return types and default values are report
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from summarizers.ast_common import Call, Param, Symbol
 from summarizers.ast_params import (
@@ -89,6 +90,8 @@ class _Comparison:
     extended: bool = False
     matched_positions: set[int] = field(default_factory=set)
     matched_names: set[str] = field(default_factory=set)
+    moves: list[tuple[Param, int, int]] = field(default_factory=list)
+    """Old positional parameters found at another position: (parameter, old index, new)."""
 
     def run(self) -> Verdict:
         old_pos = [p for p in self.old.params if p.kind in _POSITIONAL]
@@ -99,6 +102,7 @@ class _Comparison:
             if p.kind == KEYWORD_ONLY:
                 self._old_keyword(p)
         self._variadics()
+        self._explain_moves(new_pos)
         self._additions(len(old_pos), new_pos)
         self._returns()
         return _verdict(self.reasons, self.notes, self.extended)
@@ -127,7 +131,7 @@ class _Comparison:
             else:
                 j = new_pos.index(elsewhere)
                 self.matched_positions.add(j)
-                self.reasons.append(f"{w.param(p, i)} moved to position {j + 1}")
+                self.moves.append((p, i, j))
         elif q is not None and not (q.named and q.name in old_names):
             self.matched_positions.add(i)
             if p.kind == POSITIONAL_ONLY:
@@ -144,6 +148,31 @@ class _Comparison:
             self.notes.append(f"{w.param(p, i)} is now taken by {w.star(star)}")
         else:
             self.reasons.append(f"{w.noun(p, i)} removed")
+
+    def _explain_moves(self, new_pos: list[Param]) -> None:
+        """Moved parameters said with what pushed them: "new parameter `intfmt` inserted at
+        position 5: `numalign` and the 6 after it shift 1 place right"."""
+        if not self.moves:
+            return
+        w = self.words
+        last = max(j for _, _, j in self.moves)
+        inserted = [k for k in range(last) if k not in self.matched_positions]
+        self.matched_positions.update(inserted)
+        added = _inserted([new_pos[k] for k in inserted], inserted)
+        deltas = {j - i for _, i, j in self.moves}
+        if len(deltas) != 1:
+            if inserted:
+                self.reasons.append(added)
+            for p, i, j in self.moves:
+                self.reasons.append(f"{w.param(p, i)} moved to position {j + 1}")
+            return
+        delta = deltas.pop()
+        first, i, _ = self.moves[0]
+        places = f"{abs(delta)} place{'s' if abs(delta) != 1 else ''}"
+        after = f" and the {len(self.moves) - 1} after it" if len(self.moves) > 1 else ""
+        verb = "shift" if after else "shifts"
+        shift = f"{w.param(first, i)}{after} {verb} {places} {'right' if delta > 0 else 'left'}"
+        self.reasons.append(f"{added}: {shift}" if inserted else shift)
 
     def _absorbed(self, p: Param) -> bool:
         """A positional call still fits `*args`; a keyword one also needs `**kwargs`."""
@@ -245,6 +274,16 @@ class _Comparison:
             self.reasons.append(f"no longer async: callers that await {result} break")
 
 
+def _inserted(params: list[Param], indexes: list[int]) -> str:
+    """ "new parameter `intfmt` inserted at position 5", "new parameters `a`, `b` (required)
+    inserted at positions 2, 3"."""
+    if len(params) == 1:
+        required = "" if params[0].optional else "required "
+        return f"new {required}parameter `{params[0].name}` inserted at position {indexes[0] + 1}"
+    names = ", ".join(f"`{p.name}`" + ("" if p.optional else " (required)") for p in params)
+    return f"new parameters {names} inserted at positions {', '.join(str(k + 1) for k in indexes)}"
+
+
 def compare_calls(old: Call, new: Call, *, by_position: bool = False) -> Verdict:
     """Does `new` accept every call `old` accepted? `by_position` for JavaScript/TypeScript."""
     return _Comparison(old, new, _Words(by_position)).run()
@@ -265,7 +304,7 @@ def judge_symbol(
     """The verdict on one symbol that exists in `before`. With `members`, a class or interface
     is judged whole: its constructor and every public member by the same rules."""
     old = before[name]
-    new = after.get(name)
+    new = lookup(name, after, language)
     if new is None:
         if is_constructor(name):
             return _constructor_verdict(name.rsplit(".", 1)[0], before, after, language)
@@ -326,21 +365,79 @@ def _members(owner: str, table: Mapping[str, Symbol]) -> list[str]:
 
 
 def _constructor(cls: str, table: Mapping[str, Symbol], language: str) -> Call | None:
-    """The call a class accepts: its own constructor's, an empty one for a class without a
-    base, None when it inherits one we cannot see."""
+    """The call a class accepts: its own constructor's, else the one it inherits from base
+    classes of the same file, else an empty one; None when it inherits from a class this file
+    does not define (cannot tell)."""
+    known, call = _find_constructor(cls, table, language, 0)
+    if not known:
+        return None
+    return call or Call(())
+
+
+def _find_constructor(
+    cls: str, table: Mapping[str, Symbol], language: str, depth: int
+) -> tuple[bool, Call | None]:
+    """(whether the chain is known, the first constructor in it), bases left to right."""
     for method in CONSTRUCTORS:
         found = table.get(f"{cls}.{method}")
         if found is not None and found.call is not None:
-            return found.call
-    header = table[cls].signature if cls in table else ""
-    inherits = " extends " in header if by_position(language) else _python_bases(header)
-    return None if inherits else Call(())
+            return True, found.call
+    for base in _bases(table[cls].signature, language) if cls in table else []:
+        if base not in table or table[base].kind != "class" or depth >= _MAX_DEPTH:
+            return False, None
+        known, call = _find_constructor(base, table, language, depth + 1)
+        if not known or call is not None:
+            return known, call
+    return True, None
 
 
-def _python_bases(header: str) -> bool:
-    _, _, bases = header.partition("(")
-    names = [b.strip() for b in bases.rstrip(")").split(",") if b.strip()]
-    return any(b != "object" and not b.startswith("metaclass=") for b in names)
+def lookup(name: str, table: Mapping[str, Symbol], language: str, depth: int = 0) -> Symbol | None:
+    """`name` in `table`, or a member its class inherits from a base class of the same file,
+    named and made public as the subclass's own."""
+    found = table.get(name)
+    if found is not None or "." not in name or depth >= _MAX_DEPTH:
+        return found
+    owner, member = name.rsplit(".", 1)
+    cls = table.get(owner)
+    if cls is None or cls.kind != "class":
+        return None
+    for base in _bases(cls.signature, language):
+        inherited = lookup(f"{base}.{member}", table, language, depth + 1)
+        if inherited is not None:
+            private = member.startswith("#") or (
+                member.startswith("_") and not member.startswith("__")
+            )
+            return replace(inherited, name=name, public=cls.public and not private)
+    return None
+
+
+_MAX_DEPTH = 8
+
+
+def _bases(header: str, language: str) -> list[str]:
+    """Base class names from a class header: `class C(A, B[T], metaclass=M)` -> [A, B];
+    `class C<T> extends Base<T> implements I` -> [Base]."""
+    if by_position(language):
+        found = re.search(r"\bextends\s+([\w$.]+)", header)
+        return [found.group(1)] if found else []
+    _, paren, rest = header.partition("(")
+    rest = rest.strip()
+    if not paren or not rest.endswith(")"):
+        return []
+    names, depth, current = [], 0, ""
+    for ch in rest[:-1]:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            names.append(current)
+            current = ""
+        else:
+            current += ch
+    names.append(current)
+    bases = [n.strip().split("[", 1)[0].strip() for n in names]
+    return [b for b in bases if b and "=" not in b and b != "object"]
 
 
 def _constructor_verdict(
@@ -396,7 +493,7 @@ def judge_api(before: list[Symbol], after: list[Symbol], language: str) -> ApiVe
     for name, sym in old.items():
         if not sym.public or _owner(name) in breaking:
             continue
-        now = new.get(name)
+        now = lookup(name, new, language)
         if (
             now is not None
             and now.public

@@ -8,6 +8,7 @@ the old one accepted no longer fits. Each judged change carries its verdict and 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,9 +46,30 @@ def file_symbol_changes(path: str, old: str | None, new: str | None) -> FileSymb
     for o, n in diff.visibility_changed:
         kind: SymbolChangeKind = "made_private" if o.public else "made_public"
         changes.append(_pair(o, n, kind, public=True))
-    changes = [_judged(c, diff.api) for c in changes]
+    if is_api_path(path):
+        changes = [_judged(c, diff.api) for c in changes]
     changes.sort(key=lambda c: (c.line or 0, c.name))
     return FileSymbols(language, changes)
+
+
+_NOT_API_DIRS = frozenset(
+    {"test", "tests", "__tests__", "testing", "examples", "example", "docs", "benchmarks"}
+)
+_NOT_API_FILES = frozenset({"setup.py", "conftest.py", "noxfile.py"})
+_TEST_NAME = re.compile(r"^(test_.*\.py|.*_test\.py|.*\.(test|spec)\.[cm]?[jt]sx?)$")
+
+
+def is_api_path(path: str) -> bool:
+    """A file others import: not a test (by name or under a test directory), an example, a
+    build script, or a private Python module (`_compat.py`, `_internal/`). Symbols of the
+    others are listed but never judged breaking."""
+    *dirs, name = path.split("/")
+    if name in _NOT_API_FILES or _TEST_NAME.match(name) or _NOT_API_DIRS.intersection(dirs):
+        return False
+    if name.endswith((".py", ".pyi")):
+        parts = [*dirs, name.rsplit(".", 1)[0]]
+        return not any(p.startswith("_") and not p.startswith("__") for p in parts)
+    return True
 
 
 def _judged(change: SymbolChange, api: ApiVerdict) -> SymbolChange:

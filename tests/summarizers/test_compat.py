@@ -130,7 +130,28 @@ PYTHON_CASES: list[Case] = [
         "def send(to, subject, body):\n    pass\n",
         "send",
         False,
-        "new required parameter `subject`",
+        "new required parameter `subject` inserted at position 2: `body` shifts 1 place right",
+    ),
+    (
+        "optional parameter inserted in the middle (tabulate 0.9's intfmt)",
+        PY,
+        "def tabulate(data, headers=(), tablefmt='simple', floatfmt='g', numalign='decimal',"
+        " stralign='left', missingval=''):\n    pass\n",
+        "def tabulate(data, headers=(), tablefmt='simple', floatfmt='g', intfmt='',"
+        " numalign='decimal', stralign='left', missingval=''):\n    pass\n",
+        "tabulate",
+        False,
+        "new parameter `intfmt` inserted at position 5: `numalign` and the 2 after it shift 1"
+        " place right",
+    ),
+    (
+        "a removed parameter shifts the ones after it",
+        JS,
+        "function range(start, step, stop, inclusive) {}\n",
+        "function range(start, stop, inclusive) {}\n",
+        "range",
+        False,
+        "parameter 2 `step` removed",
     ),
     (
         "new required keyword-only parameter",
@@ -672,3 +693,76 @@ def test_a_function_that_became_a_variable_cannot_be_judged_compatible() -> None
     verdict = judge(PY, "def f(x):\n    pass\n", "f = make_f()\n", "f")
     assert not verdict.compatible
     assert "cannot tell which calls it accepts" in verdict.reasons[0]
+
+
+CLICK_TYPES_OLD = """
+class ParamType:
+    def convert(self, value, param, ctx):
+        return value
+
+
+class IntParamType(ParamType):
+    def convert(self, value, param, ctx):
+        return int(value)
+
+
+class IntRange(IntParamType):
+    def __init__(self, min=None, max=None, clamp=False):
+        self.clamp = clamp
+"""
+CLICK_TYPES_NEW = """
+class ParamType:
+    def convert(self, value, param, ctx):
+        return value
+
+
+class _NumberParamTypeBase(ParamType):
+    def convert(self, value, param, ctx):
+        return self._number_class(value)
+
+
+class _NumberRangeBase(_NumberParamTypeBase):
+    def __init__(self, min=None, max=None, min_open=False, max_open=False, clamp=False):
+        self.clamp = clamp
+
+
+class IntParamType(_NumberParamTypeBase):
+    _number_class = int
+
+
+class IntRange(_NumberRangeBase, IntParamType):
+    pass
+"""
+
+
+def test_a_method_moved_to_a_base_class_of_the_same_file_is_inherited_not_removed() -> None:
+    """click 7.1 -> 8.0: IntParamType.convert moved to _NumberParamTypeBase."""
+    api = diff_symbols(CLICK_TYPES_OLD, CLICK_TYPES_NEW, PY).api
+    assert "IntParamType.convert" not in api.breaking
+    assert judge(PY, CLICK_TYPES_OLD, CLICK_TYPES_NEW, "IntParamType").compatible
+
+
+def test_an_inherited_constructor_is_judged_against_the_old_one() -> None:
+    """click 8.0's IntRange takes min_open, max_open before clamp from its new base."""
+    verdict = judge(PY, CLICK_TYPES_OLD, CLICK_TYPES_NEW, "IntRange")
+    assert not verdict.compatible
+    assert verdict.reasons == (
+        "`IntRange` constructor: new parameters `min_open`, `max_open` inserted at positions "
+        "3, 4: `clamp` shifts 2 places right",
+    )
+    api = diff_symbols(CLICK_TYPES_OLD, CLICK_TYPES_NEW, PY).api
+    assert list(api.breaking) == ["IntRange.__init__"]
+    assert api.reasons() == [
+        "`IntRange.__init__`: new parameters `min_open`, `max_open` inserted at positions 3, 4: "
+        "`clamp` shifts 2 places right"
+    ]
+
+
+def test_a_constructor_inherited_from_another_file_is_not_judged() -> None:
+    old = "class Token:\n    def __init__(self, value):\n        self.value = value\n"
+    new = "class Token(BaseModel):\n    value: str\n"
+    verdict = judge(PY, old, new, "Token")
+    assert verdict.compatible
+    assert any(
+        "constructor now inherited from a base class; not judged" in n for n in verdict.notes
+    )
