@@ -138,6 +138,12 @@ def _commonjs(node: tree_sitter.Node, exports: _Exports) -> list[tuple[Symbol, b
             exports.commonjs = True
             name = target[len(prefix) :]
             exports.names.add(name)
+            while right.type == "assignment_expression":  # exports.a = exports.b = ...
+                chained = text_of(right.child_by_field_name("left"))
+                exports.names.add(chained.removeprefix("module.").removeprefix("exports."))
+                right = right.child_by_field_name("right") or right
+            if text_of(right) == "void 0":  # tsc's preamble declares names, defines nothing
+                return []
             if right.type == "identifier":
                 exports.names.add(text_of(right))
                 return []

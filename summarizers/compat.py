@@ -312,6 +312,9 @@ def judge_symbol(
     if old.public and not new.public:
         return _verdict([f"`{name}` is no longer public"], [])
     verdict = _pair(name, old, new, before, after, language)
+    if name not in after:
+        inherited = _verdict([], [f"`{name}` is now inherited from a base class"])
+        verdict = _merge([verdict, inherited])
     if not (members and old.kind in _CONTAINERS and new.kind in _CONTAINERS):
         return verdict
     parts = [verdict]
@@ -360,8 +363,18 @@ def is_constructor(name: str) -> bool:
 
 
 def _members(owner: str, table: Mapping[str, Symbol]) -> list[str]:
-    prefix = owner + "."
-    return [n for n in table if n.startswith(prefix) and "." not in n[len(prefix) :]]
+    return [n for n in table if n.startswith(owner + ".") and owner_of(n, table) == owner]
+
+
+def owner_of(name: str, table: Mapping[str, Symbol]) -> str:
+    """The class (or interface) `name` is a member of: the longest dotted prefix the table
+    knows, since a member's own name may hold a dot (`[Symbol.iterator]`)."""
+    parts = name.split(".")
+    for k in range(len(parts) - 1, 0, -1):
+        candidate = ".".join(parts[:k])
+        if candidate in table:
+            return candidate
+    return ""
 
 
 def _constructor(cls: str, table: Mapping[str, Symbol], language: str) -> Call | None:
@@ -397,7 +410,8 @@ def lookup(name: str, table: Mapping[str, Symbol], language: str, depth: int = 0
     found = table.get(name)
     if found is not None or "." not in name or depth >= _MAX_DEPTH:
         return found
-    owner, member = name.rsplit(".", 1)
+    owner = owner_of(name, table)
+    member = name[len(owner) + 1 :]
     cls = table.get(owner)
     if cls is None or cls.kind != "class":
         return None
@@ -491,9 +505,9 @@ def judge_api(before: list[Symbol], after: list[Symbol], language: str) -> ApiVe
     breaking: dict[str, Verdict] = {}
     compatible: dict[str, Verdict] = {}
     for name, sym in old.items():
-        if not sym.public or _owner(name) in breaking:
+        if not sym.public or owner_of(name, old) in breaking:
             continue
-        now = lookup(name, new, language)
+        now = new.get(name)
         if (
             now is not None
             and now.public
@@ -503,12 +517,8 @@ def judge_api(before: list[Symbol], after: list[Symbol], language: str) -> ApiVe
         verdict = judge_symbol(name, old, new, language, members=False)
         (compatible if verdict.compatible else breaking)[name] = verdict
     for name, sym in new.items():
-        owner = _owner(name)
+        owner = owner_of(name, new)
         if sym.public and is_constructor(name) and name not in old and owner in old:
             verdict = _constructor_verdict(owner, old, new, language)
             (compatible if verdict.compatible else breaking)[name] = verdict
     return ApiVerdict(breaking, compatible)
-
-
-def _owner(name: str) -> str:
-    return name.rsplit(".", 1)[0] if "." in name else ""

@@ -147,6 +147,8 @@ def _symbol_row(s: SymbolChange) -> str:
     change = CHANGE_WORDS[s.change]
     if s.compatible is not None:
         change += " (compatible)" if s.compatible else " (breaking)"
+    if s.change == "removed" and s.compatible:
+        change = "now inherited (compatible)"
     return f"| `{_cell(s.name)}`{public} | {s.kind} | {change} | `{_cell(sig)}` |"
 
 

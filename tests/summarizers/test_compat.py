@@ -739,6 +739,9 @@ def test_a_method_moved_to_a_base_class_of_the_same_file_is_inherited_not_remove
     """click 7.1 -> 8.0: IntParamType.convert moved to _NumberParamTypeBase."""
     api = diff_symbols(CLICK_TYPES_OLD, CLICK_TYPES_NEW, PY).api
     assert "IntParamType.convert" not in api.breaking
+    assert "`IntParamType.convert` is now inherited from a base class" in (
+        api.compatible["IntParamType.convert"].notes
+    )
     assert judge(PY, CLICK_TYPES_OLD, CLICK_TYPES_NEW, "IntParamType").compatible
 
 
@@ -766,3 +769,9 @@ def test_a_constructor_inherited_from_another_file_is_not_judged() -> None:
     assert any(
         "constructor now inherited from a base class; not judged" in n for n in verdict.notes
     )
+
+
+def test_a_member_whose_name_holds_a_dot_goes_with_its_class() -> None:
+    old = "export class LRU {\n  get(k) {}\n  [Symbol.iterator]() {}\n}\n"
+    api = diff_symbols(old, "export const x = 1;\n", TS).api
+    assert list(api.breaking) == ["LRU"]
