@@ -18,6 +18,8 @@ from coder.ci.report import (
 )
 from summarizers.compat import is_constructor
 
+FOLD_COMPATIBLE_OVER = 5
+MAX_COMPATIBLE_LISTED = 40
 CHANGE_WORDS = {
     "added": "added",
     "removed": "removed",
@@ -47,8 +49,7 @@ def render_markdown(report: ReviewReport) -> str:
         )
     if report.compatible:
         parts += ["", "### Compatible signature changes", ""]
-        parts += ["Every call these accepted at base still works.", ""]
-        parts += [_compatible_item(c) for c in report.compatible]
+        parts += ["Every call these accepted at base still works.", "", *_compatible(report)]
     parts += ["", "### Symbols by file", ""]
     if report.files:
         parts += [_file_block(f) for f in report.files]
@@ -107,6 +108,18 @@ def _breaking_item(b: BreakingChange) -> str:
         sites.append(f"… and {b.more_call_sites} more")
     label = f"{total} call site{'s' if total != 1 else ''}"
     return f"{line}\n  <details><summary>{label}</summary>\n\n{fenced(chr(10).join(sites))}\n  </details>"
+
+
+def _compatible(report: ReviewReport) -> list[str]:
+    """Listed as they are when few; folded, and at most MAX_COMPATIBLE_LISTED, when many."""
+    items = [_compatible_item(c) for c in report.compatible[:MAX_COMPATIBLE_LISTED]]
+    left = len(report.compatible) - len(items)
+    if left:
+        items.append(f"- … and {left} more (`--format json` lists them all)")
+    if len(report.compatible) <= FOLD_COMPATIBLE_OVER:
+        return items
+    summary = f"{len(report.compatible)} compatible signature changes"
+    return [f"<details><summary>{summary}</summary>\n", *items, "\n</details>"]
 
 
 def _compatible_item(c: CompatibleChange) -> str:

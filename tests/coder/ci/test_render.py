@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 
 from coder.ci.comments import REVIEW_MARKER
-from coder.ci.render import fenced, render_markdown
+from coder.ci.render import MAX_COMPATIBLE_LISTED, fenced, render_markdown
 from coder.ci.report import (
     BreakingChange,
     CallSite,
@@ -144,3 +144,17 @@ def test_fail_on_conditions() -> None:
     base_green = SuiteRun(ref="main", commit="a" * 40, command="x", exit_code=0, passed=True)
     unnamed = _report(base=base_green, new_failures=[])
     assert unnamed.failed_checks(["tests"]) == ["tests fail at head"]
+
+
+def test_many_compatible_changes_are_folded_and_capped() -> None:
+    report = _report()
+    one = report.compatible[0]
+    report.compatible = [
+        one.model_copy(update={"symbol": f"f{i}"}) for i in range(MAX_COMPATIBLE_LISTED + 3)
+    ]
+    text = render_markdown(report)
+    section = text.split("### Compatible signature changes")[1].split("### Symbols by file")[0]
+    assert f"<details><summary>{MAX_COMPATIBLE_LISTED + 3} compatible signature changes" in section
+    assert section.count("signature extended, compatible") == MAX_COMPATIBLE_LISTED
+    assert "… and 3 more (`--format json` lists them all)" in section
+    assert text.count("<details>") == text.count("</details>")
