@@ -92,7 +92,7 @@ def gather_facts(
 def render_context(facts: PullRequestFacts) -> str:
     """The briefing section: who asked for what, what changed, what broke, and the rule."""
     number = f" #{facts.number}" if facts.number is not None else ""
-    title = f' "{clip_chars(facts.title, LINE_CHARS)}"' if facts.title else ""
+    title = f' "{clip_chars(" ".join(facts.title.split()), LINE_CHARS)}"' if facts.title else ""
     lines = [f"This task comes from a pull request: you are fixing PR{number}{title}."]
     lines.append(_refs_line(facts))
     if facts.new_failures:

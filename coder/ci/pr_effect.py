@@ -58,19 +58,29 @@ class PrEffect(BaseModel):
     def sentence(self) -> str:
         """One plain sentence, e.g. "this fix reverts 1 of 1 changed lines of the PR"."""
         total, reverted = self.lines(), self.lines("reverted")
-        changed, kept = self.lines("changed"), self.lines("kept")
         if not self.hunks:
             text = "the PR changes no text lines, so there is nothing of it to keep or revert"
         elif self.reverts_all:
             text = (
                 f"this fix reverts {reverted} of {total} changed lines of the PR: it undoes the PR"
             )
-        elif kept == total:
+        elif self.lines("kept") == total:
             text = f"this fix keeps all {total} changed lines of the PR"
         else:
-            rest = [f"changes {changed}" if changed else "", f"keeps {kept}" if kept else ""]
-            text = f"this fix reverts {reverted} of {total} changed lines of the PR"
-            text += f" ({', '.join(r for r in rest if r)})"
+            counts = [
+                f"{verb} {n}"
+                for verb, fate in (
+                    ("keeps", "kept"),
+                    ("changes", "changed"),
+                    ("reverts", "reverted"),
+                )
+                if (n := sum(1 for h in self.hunks if h.fate == fate))
+            ]
+            said = ", ".join(counts[:-1]) + f" and {counts[-1]}" if len(counts) > 1 else counts[0]
+            text = (
+                f"this fix reverts {reverted} of {total} changed lines of the PR; "
+                f"of its {len(self.hunks)} hunks it {said}"
+            )
         if self.outside_lines:
             text += f"; it also changes {self.outside_lines} line(s) the PR did not touch"
         return text

@@ -169,12 +169,12 @@ def test_the_planner_is_told_the_pr_through_the_real_sdk(
         (
             [UNSCALE],
             ["reverted", "kept"],
-            "this fix reverts 1 of 2 changed lines of the PR (keeps 1)",
+            "this fix reverts 1 of 2 changed lines of the PR; of its 2 hunks it keeps 1 and reverts 1",
         ),
         (
             [HALVE],
             ["changed", "kept"],
-            "this fix reverts 0 of 2 changed lines of the PR (changes 1, keeps 1)",
+            "this fix reverts 0 of 2 changed lines of the PR; of its 2 hunks it keeps 1 and changes 1",
         ),
         (
             [SCALE_ONE],
