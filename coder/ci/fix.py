@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coder.ci.context import ContextProblem, EventInfo, read_event
 from coder.ci.errors import CiInputError
@@ -26,6 +27,9 @@ from coder.ci.suite import SuiteOutcome, choose_test_command, compare_runs, run_
 from coder.ci.trees import commit_tree
 from contracts.result import PullRequestRecord
 from sandbox.confine import SandboxUnavailable, make_sandbox
+
+if TYPE_CHECKING:
+    from coder.loop.runner import RunOutcome
 
 MAX_LISTED_FAILURES = 30
 
@@ -69,7 +73,9 @@ def run_fix(options: FixOptions) -> FixReport:
     repo = options.repo.resolve()
     target = _check_inputs(repo, options)
     head_suite, command = _suite_at(repo, target.head, options, ref=options.head)
-    report = FixReport(status="tests_pass", message="", head=target.head, test_cmd=command)
+    report = FixReport(
+        status="tests_pass", message="", head=target.head, test_cmd=command, pr=target.record()
+    )
     if head_suite.run.passed:
         return report.model_copy(update={"message": f"`{command}` passes at {target.head[:10]}."})
     failing = sorted(head_suite.failing)
@@ -94,9 +100,7 @@ def run_fix(options: FixOptions) -> FixReport:
         failing = new or failing
     task = build_task(command, target.head, head_suite, failing, old)
     context = _pr_context(repo, options, target, new, old)
-    report = report.model_copy(
-        update={"failing": failing, "log": head_suite.run.log, "pr": target.record()}
-    )
+    report = report.model_copy(update={"failing": failing, "log": head_suite.run.log})
     return _run_and_push(repo, options, target, task, context, command, report)
 
 
@@ -222,7 +226,6 @@ def _run_and_push(
     report: FixReport,
 ) -> FixReport:
     from coder.config import DEFAULT_PROTECTED
-    from coder.loop.outputs import save_result
     from coder.loop.runner import RunOptions, UsageError, run_task
     from sandbox.workspace import new_run_id
 
@@ -281,6 +284,23 @@ def _run_and_push(
         own_branch = run_repo == repo
         if not own_branch:
             git(repo, "fetch", "--quiet", "--no-tags", str(run_repo), f"refs/heads/{result.branch}")
+    return _deliver(repo, options, target, outcome, report, own_branch=own_branch)
+
+
+def _deliver(
+    repo: Path,
+    options: FixOptions,
+    target: _Target,
+    outcome: RunOutcome,
+    report: FixReport,
+    *,
+    own_branch: bool,
+) -> FixReport:
+    """Push a verified fix (unless `--fail-on revert` holds), then record where it went in
+    result.json and drop the run's local branch, which the pushed branch now stands for."""
+    from coder.loop.outputs import save_result
+
+    result, effect, fix = outcome.result, report.pr_effect, outcome.result.final_commit or ""
     said = f"; {effect.sentence}" if effect else ""
     if effect is not None and effect.reverts_all and "revert" in options.fail_on:
         return report.model_copy(
