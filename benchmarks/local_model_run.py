@@ -138,8 +138,18 @@ def start_server(python: str, model: str, port: int, n_ctx: int, threads: int) -
         except httpx.HTTPError:
             pass
         time.sleep(0.5)  # polling a process we started; nothing else to wait on
-    server.terminate()
+    stop_server(server)
     raise SystemExit(f"the server did not answer within {READY_TIMEOUT_S:.0f}s; see {log.name}")
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL: a server inside a long generation does not look up from it."""
+    server.terminate()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait(timeout=30)
 
 
 def wire_facts(exchanges: list[Exchange]) -> dict[str, Any]:
@@ -275,8 +285,7 @@ def main() -> int:
                 )
             finally:
                 proxy.shutdown()
-                server.terminate()
-                server.wait(timeout=30)
+                stop_server(server)
             failed += report(run, wire_facts(recorder.exchanges), args)
             reached += sum(run["actions"].values())
     print(f"{'✓' if reached else '✗'} real tool calls reached the loop: {reached} in all")
