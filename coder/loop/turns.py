@@ -187,7 +187,7 @@ class Session:
                 )
                 return reply, size
             except ContextOverflow as exc:
-                refit = self._shrink_context(exc.window)
+                refit = self._shrink_context(exc, size)
                 self.trace.emit(
                     "model_call",
                     phase=phase.name,
@@ -202,12 +202,14 @@ class Session:
                 self.trace.emit("model_call", phase=phase.name, error=exc.kind, message=exc.message)
                 raise self._model_stop(exc, size) from None
 
-    def _shrink_context(self, window: int) -> dict[str, int] | None:
-        """Fit the limits to the window a server named when it refused; None if they fit it
-        already (asking again cannot make the request smaller)."""
+    def _shrink_context(self, refusal: ContextOverflow, size: int) -> dict[str, int] | None:
+        """Fit the limits to the window a server named when it refused a request of `size`
+        estimated tokens; None if they fit it already (asking again cannot help)."""
         limits = self.limits
         current = TokenLimits(limits.max_reply_tokens, limits.context_tokens, limits.token_source)
-        smaller = shrink_to(window, current)
+        smaller = shrink_to(
+            refusal.window, current, prompt_tokens=refusal.prompt_tokens, estimated=size
+        )
         if smaller is None:
             return None
         self.limits = replace(

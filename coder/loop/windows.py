@@ -52,11 +52,18 @@ def context_for(window: int, reply: int) -> int:
     return max(1, int((window - reply) * ESTIMATE_MARGIN))
 
 
-def shrink_to(window: int, current: TokenLimits) -> TokenLimits | None:
+def shrink_to(
+    window: int, current: TokenLimits, *, prompt_tokens: int | None = None, estimated: int = 0
+) -> TokenLimits | None:
     """Limits that fit a window a server named when it refused a request; None if the current
-    ones already do (then shrinking again cannot help)."""
+    ones already do (then shrinking again cannot help).
+
+    When the refusal also says how many of its tokens the prompt took, our estimate of that
+    prompt (`estimated`) tells how far the estimate runs short for this server (its tokenizer,
+    its chat template's rendering of the tools), and the context limit shrinks by as much."""
     reply = min(current.reply, max(MIN_REPLY_TOKENS, window // 4))
-    context = min(current.context, context_for(window, reply))
+    undercount = max(1.0, prompt_tokens / estimated) if prompt_tokens and estimated else 1.0
+    context = min(current.context, max(1, int(context_for(window, reply) / undercount)))
     if (reply, context) == (current.reply, current.context):
         return None
     return TokenLimits(reply, context, f"the server's refusal: a {window}-token window")

@@ -37,10 +37,11 @@ class ContextOverflow(ModelError):
     The loop can shrink its context to `window` and ask again instead of giving up.
     """
 
-    def __init__(self, message: str, *, window: int, requested: int | None = None) -> None:
+    def __init__(self, message: str, *, window: int, prompt_tokens: int | None = None) -> None:
         super().__init__("bad_request", message)
         self.window = window
-        self.requested = requested
+        self.prompt_tokens = prompt_tokens
+        """The prompt's size in the server's own tokens, when the refusal says it."""
 
 
 class ConfigError(Exception):

@@ -39,6 +39,8 @@ from coder.models.transport import (
 )
 
 DEFAULT_TIMEOUT_S = 300.0
+LOCAL_TIMEOUT_S = 1800.0
+"""A local server on a busy CPU can take minutes for one reply; the run's --timeout bounds it."""
 NO_KEY = "not-needed"
 _STOP_REASONS = {
     "tool_calls": "tool_use",
@@ -181,11 +183,13 @@ class OpenAIModel:
         *,
         api_key: str,
         base_url: str | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
+        timeout_s: float | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
         import openai
 
+        if timeout_s is None:
+            timeout_s = LOCAL_TIMEOUT_S if base_url else DEFAULT_TIMEOUT_S
         self.name = f"openai:{model_id}"
         self.model_id = model_id
         self._client = openai.OpenAI(

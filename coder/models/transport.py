@@ -145,28 +145,28 @@ def server_reason(body: object, secret: str = "") -> str:
     return one_line(text, secret, _REASON_CHARS)
 
 
-_WINDOW_PATTERNS = (
-    # OpenAI, vLLM and llama-cpp-python (which copies OpenAI's wording)
-    re.compile(r"maximum context length is (\d+) tokens.*?(?:requested|resulted in) (\d+)", re.S),
-    re.compile(r"maximum context length is (\d+) tokens", re.S),
-    re.compile(r"Requested tokens \((\d+)\) exceed context window of (\d+)"),
+_WINDOW = re.compile(r"maximum context length is (\d+) tokens|exceed context window of (\d+)")
+_PROMPT = re.compile(
+    r"\((\d+) in the messages"  # vLLM, llama-cpp-python
+    r"|your messages resulted in (\d+) tokens"  # OpenAI
+    r"|Requested tokens \((\d+)\) exceed"  # llama-cpp-python's own words
 )
 
 
 def context_overflow(body: object) -> tuple[int, int | None] | None:
-    """(the server's window, the tokens asked for) when a refusal says the request is too big."""
+    """(the server's window, the prompt's size in its tokens if said) when a refusal says the
+    request is too big for the window."""
     inner = body.get("error", body) if isinstance(body, Mapping) else None
     if isinstance(inner, Mapping) and isinstance(inner.get("n_ctx"), int):  # llama.cpp server
-        asked = inner.get("n_prompt_tokens")
-        return int(inner["n_ctx"]), int(asked) if isinstance(asked, int) else None
+        prompt = inner.get("n_prompt_tokens")
+        return int(inner["n_ctx"]), int(prompt) if isinstance(prompt, int) else None
     text = error_detail(body)
-    for pattern in _WINDOW_PATTERNS:
-        if match := pattern.search(text):
-            numbers = [int(g) for g in match.groups()]
-            if pattern is _WINDOW_PATTERNS[2]:
-                return numbers[1], numbers[0]
-            return numbers[0], numbers[1] if len(numbers) > 1 else None
-    return None
+    window = _WINDOW.search(text)
+    if window is None:
+        return None
+    prompt = _PROMPT.search(text)
+    tokens = next((int(g) for g in prompt.groups() if g), None) if prompt else None
+    return int(window.group(1) or window.group(2)), tokens
 
 
 def status_error(status: int, body: object, endpoint: Endpoint, attempts: int) -> ModelError:
@@ -180,7 +180,7 @@ def status_error(status: int, body: object, endpoint: Endpoint, attempts: int) -
         hint = f"; {endpoint.not_found_hint}" if status == 404 and endpoint.not_found_hint else ""
         message = f"{where} refused the request: {detail}{hint}"
         if overflow := context_overflow(body):
-            return ContextOverflow(message, window=overflow[0], requested=overflow[1])
+            return ContextOverflow(message, window=overflow[0], prompt_tokens=overflow[1])
         return ModelError(kind, message)
     tries = f" after {attempts} attempts" if attempts > 1 else ""
     if kind == "rate_limited":

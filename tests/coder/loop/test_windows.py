@@ -35,3 +35,12 @@ def test_a_refusal_shrinks_the_limits_once_then_they_fit():
     assert smaller is not None and (smaller.reply, smaller.context) == (2000, 5100)
     assert shrink_to(8000, smaller) is None  # already fitted: asking again cannot help
     assert shrink_to(64_000, start) is None  # never grows
+
+
+def test_a_refusal_that_gives_the_prompts_size_corrects_our_undercount():
+    start = token_limits(None)
+    # The server counted 1.5 of its tokens for each one we estimated: the context shrinks as much.
+    fitted = shrink_to(8000, start, prompt_tokens=9000, estimated=6000)
+    assert fitted is not None and (fitted.reply, fitted.context) == (2000, 3400)
+    # A server that counts fewer tokens than we do never makes the context grow past the window's.
+    assert shrink_to(8000, start, prompt_tokens=3000, estimated=6000) == shrink_to(8000, start)

@@ -231,7 +231,7 @@ def test_a_validation_error_keeps_its_cause_however_long_the_body() -> None:
 
 
 @pytest.mark.parametrize(
-    "body, window, requested",
+    "body, window, prompt",
     [
         (  # llama-cpp-python
             {
@@ -243,7 +243,7 @@ def test_a_validation_error_keeps_its_cause_however_long_the_body() -> None:
                 }
             },
             2048,
-            3146,
+            2634,
         ),
         (  # vLLM
             {
@@ -252,7 +252,7 @@ def test_a_validation_error_keeps_its_cause_however_long_the_body() -> None:
                 "requested 5000 tokens (904 in the messages, 4096 in the completion).",
             },
             4096,
-            5000,
+            904,
         ),
         (  # llama.cpp's llama-server
             {
@@ -272,14 +272,25 @@ def test_a_validation_error_keeps_its_cause_however_long_the_body() -> None:
             2048,
             3000,
         ),
+        (  # OpenAI
+            {
+                "error": {
+                    "message": "This model's maximum context length is 128000 tokens. However, "
+                    "your messages resulted in 130017 tokens. Please reduce the length.",
+                    "code": "context_length_exceeded",
+                }
+            },
+            128000,
+            130017,
+        ),
     ],
-    ids=["llama-cpp-python", "vllm", "llama-server", "llama-cpp-raw"],
+    ids=["llama-cpp-python", "vllm", "llama-server", "llama-cpp-raw", "openai"],
 )
-def test_a_context_overflow_names_the_window(body: dict, window: int, requested: int) -> None:
-    assert context_overflow(body) == (window, requested)
+def test_a_context_overflow_names_the_window(body: dict, window: int, prompt: int) -> None:
+    assert context_overflow(body) == (window, prompt)
     error = status_error(400, body, ENDPOINT, 1)
     assert isinstance(error, ContextOverflow) and error.kind == "bad_request"
-    assert (error.window, error.requested) == (window, requested)
+    assert (error.window, error.prompt_tokens) == (window, prompt)
 
 
 def test_other_refusals_are_not_overflows() -> None:

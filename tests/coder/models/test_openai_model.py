@@ -453,3 +453,12 @@ def test_a_reply_of_the_wrong_shape_is_a_typed_error(body: dict) -> None:
     with fake_openai([Reply(body)]) as server, pytest.raises(ModelError) as err:
         _ask(_model(server.base_url))
     assert err.value.kind == "connection" and "unexpected shape" in err.value.message
+
+
+def test_a_local_server_may_take_as_long_as_the_run_allows() -> None:
+    from coder.models.openai_model import DEFAULT_TIMEOUT_S, LOCAL_TIMEOUT_S
+
+    local = OpenAIModel("m", api_key=NO_KEY, base_url="http://127.0.0.1:9/v1")
+    hosted = OpenAIModel("gpt-4o", api_key="sk-x")
+    assert local._endpoint.timeout_s == LOCAL_TIMEOUT_S > DEFAULT_TIMEOUT_S
+    assert hosted._endpoint.timeout_s == DEFAULT_TIMEOUT_S
