@@ -51,6 +51,7 @@ def write_outputs(
         patch=patch,
         message=message,
         final_check=final,
+        baseline=rt.baseline.result() if rt.baseline else None,
     )
     (rt.run_dir / "result.json").write_text(
         result.model_dump_json(indent=2) + "\n", encoding="utf-8"

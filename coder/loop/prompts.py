@@ -33,10 +33,13 @@ or strings of these forms:
 """
 
 
-def plan_briefing(task: str, repo_map: str, test_cmd: str | None) -> str:
+def plan_briefing(task: str, repo_map: str, test_cmd: str | None, baseline: str = "") -> str:
+    """`baseline`: what the test command said before any change (tests already failing, a
+    likely missing environment), so no step is made to demand a test red for another reason."""
     forms = "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
+    base = f"{baseline}\n\n" if baseline else ""
     return (
-        f"Task: {task}\n\nTest command: {test_cmd or '(none detected)'}\n\n"
+        f"Task: {task}\n\nTest command: {test_cmd or '(none detected)'}\n\n{base}"
         f"Repository map:\n{repo_map}\n\n"
         "Phase: PLAN. Explore with read_file/list_files/search, then call submit_plan with small, "
         "verifiable steps. Every step should name the tests that prove it.\n\n"

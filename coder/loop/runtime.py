@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from coder.loop.baseline import Baseline
 from coder.loop.state import Limits, RunState
 from coder.loop.trace import TraceWriter
 from coder.loop.turns import Session
@@ -51,6 +52,7 @@ class Runtime:
     repo_map: str
     base_commit: str
     allow_unverified: bool = False
+    baseline: Baseline | None = None
 
     def budget_left(self) -> str:
         s, lim = self.state, self.limits

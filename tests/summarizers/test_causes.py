@@ -13,7 +13,7 @@ from logdata import read_log
 from summarizers.causes import find_causes, missing_imports
 from summarizers.logformats.prep import prepare
 from summarizers.logformats.registry import FORMATS, detect
-from summarizers.logs import compact_log
+from summarizers.logs import compact_log, failure_messages
 from summarizers.tokens import byte_cap, estimate_tokens, utf8_len
 
 BUDGETS = [1, 2, 3, 5, 8, 13, 21, 40, 77, 150, 300, 600, 1200, 2000]
@@ -126,3 +126,13 @@ def test_live_node_run_whose_import_fails_keeps_the_cause(tmp_path: Path) -> Non
     wide = compact_log(log, budget=300, exit_code=1)
     assert "a.test.js - Error: Cannot find module 'is-number'" in wide.text
     assert "test failed" not in wide.text.splitlines()[2]
+
+
+def test_failure_messages_tell_how_each_test_failed() -> None:
+    messages = failure_messages(read_log("cause_pytest_rA.log"))
+    assert messages["tests/test_dep.py"] == "ModuleNotFoundError: No module named 'missing_dep'"
+    tap = failure_messages(read_log("cause_node_tap.log"))
+    assert tap["other fails"] == "AssertionError: 1 == 2"
+    assert any(m == "Error: Cannot find module 'is-number'" for m in tap.values())
+    masked = failure_messages("FAILED t.py::test_x - ValueError: <Obj at 0x7f3a2b1c9d80>\n")
+    assert masked == {"t.py::test_x": "ValueError: <Obj at 0x…>"}
