@@ -34,7 +34,7 @@ class ProgressPrinter:
         kind = event["type"]
         line = self._line(kind, escape_markup(event))
         if line:
-            self.console.print(line, highlight=False)
+            self.console.print(line, highlight=False, soft_wrap=True)
         if self.live:
             self.live.update(f"{self.phase} · {self._spend()}")
 
