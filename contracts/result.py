@@ -83,6 +83,19 @@ class BaselineResult(_Out):
     """The ids of the tests that failed or errored, as the runner names them."""
 
 
+class PullRequestRecord(_Out):
+    """The pull request a `coder ci fix` run worked on, and where its fix went."""
+
+    number: int | None = None
+    base: str | None = None
+    """The PR's base commit (the `--base` given), when known."""
+    head: str
+    """The PR's head commit: the run started from it (`base_commit` of the run)."""
+    pushed_branch: str | None = None
+    pushed_commit: str | None = None
+    """Set once the push succeeded."""
+
+
 class RunResult(_Out):
     run_id: str
     status: RunStatus
@@ -109,3 +122,5 @@ class RunResult(_Out):
     applied: bool = False
     baseline: BaselineResult | None = None
     """None when there is no test command."""
+    pr: PullRequestRecord | None = None
+    """Set by the PR bot: which pull request, and where the verified fix was pushed."""

@@ -14,7 +14,7 @@ from contracts.validation import ValidPlan, validate_plan
 
 def plan_phase(rt: Runtime) -> ValidPlan:
     baseline = briefing_note(rt.baseline) if rt.baseline else ""
-    briefing = prompts.plan_briefing(rt.task, rt.repo_map, rt.test_cmd, baseline)
+    briefing = prompts.plan_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.task_context, baseline)
     return _submit(rt, "plan", briefing)
 
 
@@ -22,7 +22,7 @@ def revise_phase(rt: Runtime, failure: str) -> ValidPlan:
     assert rt.state.plan is not None
     rt.state.revisions += 1
     briefing = prompts.revision_briefing(
-        rt.task, rt.state.plan, rt.state.verified, failure, rt.budget_left()
+        rt.task, rt.state.plan, rt.state.verified, failure, rt.budget_left(), rt.task_context
     )
     previous = rt.state.plan
     plan = _submit(rt, "revise", briefing)
