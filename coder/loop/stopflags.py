@@ -16,7 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-_OPERATORS = frozenset(";&|")
+_OPERATORS = frozenset(";&|\n")
+"""What ends a simple command: a flag after one belongs to the next command, not the runner."""
 _UNSAFE = ("`", "$(")
 _DIGITS = re.compile(r"^\d+$")
 
@@ -80,7 +81,7 @@ def split_words(command: str) -> list[Word] | None:
     i, n = 0, len(command)
     while i < n:
         ch = command[i]
-        if ch in " \t\n":
+        if ch in " \t":
             i += 1
             continue
         if ch in _OPERATORS:
@@ -91,7 +92,7 @@ def split_words(command: str) -> list[Word] | None:
             i = j
             continue
         start, text, plain = i, [], True
-        while i < n and command[i] not in " \t\n" and command[i] not in _OPERATORS:
+        while i < n and command[i] not in " \t" and command[i] not in _OPERATORS:
             ch = command[i]
             if ch in "'\"":
                 end = command.find(ch, i + 1)
@@ -126,7 +127,6 @@ class _Runner:
     """Does the runner's argument list begin after word i?"""
     cut: Callable[[list[Word], int], _Cut | None]
     """The cut for a stop flag at word i, if it is one."""
-    skip_value: Callable[[Word], bool] = lambda w: False
 
 
 def _basename(word: Word) -> str:

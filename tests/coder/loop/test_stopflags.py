@@ -54,6 +54,7 @@ def test_stop_flags_are_cut(command: str, runs: str, removed: list[str]) -> None
         "make -k test",
         "pytest -k 'not slow' -q",
         "node --test test/",
+        "pytest -q\nbash -x check.sh",
     ],
 )
 def test_flags_of_other_programs_are_left_alone(command: str) -> None:
