@@ -1,7 +1,7 @@
 """Command-line entry points. Parsing and exit codes only; the work lives elsewhere.
 
 Exit codes: 0 success, 1 a run that ended without verifying, 2 bad input (one line, nothing
-changed), 130 interrupted.
+changed), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
+from coder.display import detach_closed, markup_safe
 from coder.exits import fail
 
 app = typer.Typer(
@@ -88,21 +88,48 @@ def run(
         record=record,
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,
         listeners=[ProgressPrinter(console)],
-        warn=lambda line: err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False),
+        warn=lambda line: err.print(f"[yellow]warning:[/] {markup_safe(line)}", highlight=False),
     )
-    _sigterm_as_interrupt()
+    terminated = _sigterm_as_interrupt()
     try:
         outcome = run_task(options)
     except UsageError as exc:
         fail(str(exc))
+    except KeyboardInterrupt:
+        fail("stopped before the run began; nothing was changed", _interrupt_code(terminated))
     result = outcome.result
-    if json_out:
-        print(result.model_dump_json(indent=2))
-    else:
-        console.print(f"run directory: {outcome.run_dir}", highlight=False)
+    try:
+        if json_out:
+            print(result.model_dump_json(indent=2))
+        else:
+            console.print(f"run directory: {markup_safe(outcome.run_dir)}", highlight=False)
+        if outcome.take:
+            console.print(markup_safe(outcome.take), highlight=False, soft_wrap=True)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        detach_closed()
     if result.stop_reason == "interrupted":
-        raise typer.Exit(130)
+        raise typer.Exit(_interrupt_code(terminated))
     raise typer.Exit(0 if result.status == "verified" else 1)
+
+
+@app.command("apply")
+def apply_change(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run's directory.")],
+) -> None:
+    """Take a verified run's change into your working tree, with --apply's checks.
+
+    Exit 0 applied; 1 not applied (the reason is printed); 2 not a run directory."""
+    from coder.loop.apply import ApplyInputError, apply_run_dir
+
+    try:
+        outcome = apply_run_dir(run_dir)
+    except ApplyInputError as exc:
+        fail(str(exc))
+    Console(stderr=not outcome.applied).print(
+        markup_safe(outcome.line), highlight=False, soft_wrap=True
+    )
+    raise typer.Exit(0 if outcome.applied else 1)
 
 
 @app.command()
@@ -208,11 +235,24 @@ def _terminal_ask(console: Console):  # type: ignore[no-untyped-def]
     return ask
 
 
-def _sigterm_as_interrupt() -> None:
+def _sigterm_as_interrupt() -> list[int]:
+    """SIGTERM ends a run the way Ctrl-C does (outputs written, worktree removed), reported as
+    what it was; the list the handler fills tells the exit code."""
+    received: list[int] = []
+
     def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+        from coder.loop.state import Terminated
+
+        received.append(signum)
+        raise Terminated
 
     signal.signal(signal.SIGTERM, handler)
+    return received
+
+
+def _interrupt_code(terminated: list[int]) -> int:
+    """130 for Ctrl-C (DESIGN), 143 (128 + SIGTERM) when the run was terminated."""
+    return 128 + signal.SIGTERM if terminated else 130
 
 
 _mount_ci()

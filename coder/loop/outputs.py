@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Tokens
@@ -52,7 +53,9 @@ def write_outputs(
         message=message,
         final_check=final,
     )
-    (rt.run_dir / "result.json").write_text(
-        result.model_dump_json(indent=2) + "\n", encoding="utf-8"
-    )
+    write_result(result, rt.run_dir)
     return result
+
+
+def write_result(result: RunResult, run_dir: Path) -> None:
+    (run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")

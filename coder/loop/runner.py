@@ -20,12 +20,13 @@ from coder.config import (
     detect_test_cmd,
     load_repo_config,
 )
+from coder.loop.apply import apply_run, take_hint
 from coder.loop.final_check import final_check, run_baseline
 from coder.loop.modes import MODES
-from coder.loop.outputs import write_outputs
+from coder.loop.outputs import write_outputs, write_result
 from coder.loop.prompts import SYSTEM_RULES
 from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
-from coder.loop.state import Limits, RunState, RunStop
+from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
 from coder.models.base import Model
@@ -35,7 +36,6 @@ from coder.tools.toolbox import ToolBox
 from contracts.result import RunResult
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
-from sandbox.gitcli import GitError, git
 from sandbox.policy import PathPolicy
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
 from summarizers.repomap import RepoMapCache, build_repo_map
@@ -79,6 +79,9 @@ class RunOptions:
 class RunOutcome:
     result: RunResult
     run_dir: Path
+    take: str | None = None
+    """One line on the change: applied, why it was not, or how to take it; None when the run
+    has no verified change to offer."""
 
 
 def run_task(options: RunOptions) -> RunOutcome:
@@ -123,9 +126,7 @@ def run_task(options: RunOptions) -> RunOutcome:
             options, config, workspace, sandbox, model, model_spec, limits, run_dir, run_id
         )
         result = _drive(rt, workspace, model_spec, options)
-    if options.apply:
-        result = _apply(repo, result, run_dir)
-    return RunOutcome(result, run_dir)
+    return RunOutcome(result, run_dir, _take(workspace.repo, result, run_dir, options.apply))
 
 
 def _runtime(
@@ -210,6 +211,8 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
             reason, message = "final_check_failed", final.detail.splitlines()[0]
     except RunStop as stop:
         reason, message = stop.reason, stop.message
+    except Terminated:
+        reason, message = "interrupted", "terminated (SIGTERM)"
     except KeyboardInterrupt:
         reason, message = "interrupted", "interrupted by the user"
     except Exception as exc:
@@ -293,23 +296,12 @@ def _completed_message(rt: Runtime) -> str:
     )
 
 
-def _apply(repo: Path, result: RunResult, run_dir: Path) -> RunResult:
-    """Apply the verified patch to the user's tree, only when it is clean and the patch applies."""
-    if result.status != "verified" or not result.patch.strip():
-        result.message += "; not applied (the run did not verify a change)"
-        return result
-    dirty = git(["status", "--porcelain", "--untracked-files=no"], repo, check=False)
-    if dirty.strip():
-        result.message += f"; not applied: your working tree has uncommitted changes (branch {result.branch} holds the change)"
-        return result
-    patch = str(run_dir / "final.patch")
-    try:
-        git(["apply", "--check", patch], repo)
-        git(["apply", patch], repo)
-    except GitError as exc:
-        result.message += f"; not applied: the patch does not apply cleanly ({str(exc)[:200]})"
-        return result
-    result.applied = True
-    result.message += "; applied to your working tree"
-    (run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    return result
+def _take(repo: Path, result: RunResult, run_dir: Path, apply: bool) -> str | None:
+    """Apply when asked; either way, the line that tells the person where the change went."""
+    if not apply:
+        return take_hint(result, run_dir) if result.status == "verified" else None
+    outcome = apply_run(repo, result, run_dir)
+    if not outcome.applied:
+        result.message += f"; not applied: {outcome.reason}"
+        write_result(result, run_dir)
+    return outcome.line

@@ -53,7 +53,8 @@ def _original_span(content: str, start: int, end: int) -> tuple[int, int]:
     """Offsets in `content` of a span given in its CRLF-as-LF view."""
     if "\r\n" not in content:
         return start, end
-    folded, at = [], content.find("\r\n")
+    folded: list[int] = []
+    at = content.find("\r\n")
     while at != -1:
         folded.append(at - len(folded))  # where this CRLF's newline sits in the view
         at = content.find("\r\n", at + 2)

@@ -73,6 +73,10 @@ class TextFile:
             )
 
 
+NEW_FILE = TextFile("", "utf-8", "UTF-8")
+"""What a file the model creates is: UTF-8, its text exactly as written."""
+
+
 @dataclass(frozen=True)
 class NotText:
     """A file the text tools refuse, and why (one phrase: `is a binary file (12 bytes)`)."""

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from coder.tools.editing import apply_edit
 from coder.tools.specs import TOOL_ARGS, usage_line
-from coder.tools.textfile import NotText, decode_file, printable, with_newlines
+from coder.tools.textfile import NEW_FILE, NotText, decode_file, printable, with_newlines
 from sandbox.changes import worktree_files
 from sandbox.confine import Sandbox
 from sandbox.globs import glob_match
@@ -207,17 +207,17 @@ class ToolBox:
             return Observation.denied(decision.reason)
         target = self.root / decision.path
         existed = target.exists()
-        encoded: bytes | str = a.content.encode("utf-8")
-        if target.is_file():
-            file = decode_file(target.read_bytes())
-            if isinstance(file, NotText):
-                return Observation.error(
-                    f"{a.path} {file.reason}; write_file does not overwrite binary files "
-                    "(delete_file it first to replace it)"
-                )
-            encoded = file.encode(with_newlines(a.content, file.newline))
-            if isinstance(encoded, str):
-                return Observation.error(f"{a.path}: content {encoded}")
+        content, file = a.content, decode_file(target.read_bytes()) if target.is_file() else None
+        if isinstance(file, NotText):
+            return Observation.error(
+                f"{a.path} {file.reason}; write_file does not overwrite binary files "
+                "(delete_file it first to replace it)"
+            )
+        if file is not None:
+            content = with_newlines(content, file.newline)
+        encoded = (file or NEW_FILE).encode(content)
+        if isinstance(encoded, str):
+            return Observation.error(f"{a.path}: content {encoded}")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(encoded)
         verb = "overwrote" if existed else "created"
