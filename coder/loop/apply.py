@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from coder.loop.outputs import write_result
 from contracts.result import RunResult
-from sandbox.gitcli import GitError, git, git_line
+from sandbox.gitcli import GitError, git, git_line, split_z
 
 LOCK_NAME = "coder-apply.lock"
 LOCK_WAIT_S = 60.0
@@ -70,11 +70,12 @@ def apply_run(repo: Path, result: RunResult, run_dir: Path) -> ApplyOutcome:
                 f"{head[:10]}); take it with {merge}",
                 "HEAD moved since the base",
             )
-        dirty = git(["--no-optional-locks", "status", "--porcelain", "--untracked-files=no"], repo)
-        if dirty.strip():
+        dirty = _changed_paths(repo)
+        if dirty:
+            shown = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
             return _not(
-                "your working tree has uncommitted changes; commit or stash them, then run "
-                f"{again} (or {merge})",
+                f"your working tree has uncommitted changes ({shown}); commit or stash them, "
+                f"then run {again} (or {merge})",
                 "your working tree has uncommitted changes",
             )
         try:
@@ -158,6 +159,18 @@ def _repository_lock(repo: Path) -> Iterator[bool]:
             yield True
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _changed_paths(repo: Path) -> list[str]:
+    """Tracked changes and untracked files: an earlier apply's new file counts, or two runs
+    that each added a file would both find the tree clean."""
+    entries = iter(split_z(git(["--no-optional-locks", "status", "--porcelain", "-z"], repo)))
+    paths = []
+    for entry in entries:
+        paths.append(entry[3:])
+        if entry[:1] in ("R", "C"):
+            next(entries, None)  # the path it was renamed or copied from
+    return paths
 
 
 def _not(line: str, reason: str) -> ApplyOutcome:

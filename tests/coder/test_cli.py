@@ -3,31 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+import pytest
 from calcrepo import CALC, FIX_ADD, FIX_STEP, PYPROJECT, TESTS, plan, step
+from clirun import coder, start_coder
 from gitrepo import make_repo, snapshot, write_script
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def coder(*args: str, cwd: Path | None = None, **kw) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
-    env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run(
-        [sys.executable, "-m", "coder", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        **kw,
-    )
 
 
 def calc(tmp_path: Path) -> Path:
@@ -94,7 +78,16 @@ def test_no_model_and_no_key_is_a_clear_usage_error(tmp_path):
     assert proc.returncode == 2 and "ANTHROPIC_API_KEY" in proc.stderr
 
 
-def test_sigint_exits_130_with_complete_run_dir_and_no_worktree(tmp_path):
+@pytest.mark.parametrize(
+    ("signum", "code", "said"),
+    [
+        (signal.SIGINT, 130, "interrupted by the user"),
+        (signal.SIGTERM, 143, "terminated (SIGTERM)"),
+    ],
+)
+def test_a_signal_mid_run_exits_with_a_complete_run_dir_and_no_worktree(
+    tmp_path, signum, code, said
+):
     repo = calc(tmp_path)
     script = write_script(
         tmp_path / "s.json",
@@ -103,46 +96,35 @@ def test_sigint_exits_130_with_complete_run_dir_and_no_worktree(tmp_path):
             {"tool": "run", "input": {"command": "sleep 60"}},
         ],
     )
-    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
-    env["PYTHONPATH"] = str(ROOT)
     out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "coder",
-            "run",
-            "--task",
-            "x",
-            "--repo",
-            str(repo),
-            "--model",
-            f"script:{script}",
-            "--out",
-            str(out),
-            "--cmd-timeout",
-            "90",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
+    proc = start_coder(
+        "run",
+        "--task",
+        "x",
+        "--repo",
+        str(repo),
+        "--model",
+        f"script:{script}",
+        "--out",
+        str(out),
+        "--cmd-timeout",
+        "90",
     )
+    trace = out / "trace.jsonl"
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        trace = out / "trace.jsonl"
-        if trace.is_file() and '"tool": "run"' in trace.read_text():
-            break
-        time.sleep(0.1)
-    time.sleep(0.5)
+    while not (trace.is_file() and '"tool": "run"' in trace.read_text()):
+        assert time.monotonic() < deadline and proc.poll() is None, proc.stderr
+        time.sleep(0.05)
     started = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=30)
-    assert proc.returncode == 130
+    proc.send_signal(signum)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == code, stderr
     assert time.monotonic() - started < 10
     result = json.loads((out / "result.json").read_text())
-    assert result["stop_reason"] == "interrupted"
-    assert '"run_finished"' in (out / "trace.jsonl").read_text()
+    assert (result["stop_reason"], result["message"]) == ("interrupted", said)
+    assert f"stopped (interrupted): {said}" in stdout
+    assert "Traceback" not in stderr
+    assert '"run_finished"' in trace.read_text()
     assert not list((repo / ".git" / "coder-worktrees").glob("*"))
 
 
