@@ -154,7 +154,7 @@ class ToolBox:
                 if not found:
                     continue
                 total += 1
-                raw += len(rel) + len(str(n)) + len(line) + 4
+                raw += len(rel) + len(str(n)) + len(line) + 3  # as `rel:n: line`, uncut
                 if len(hits) < SEARCH_LIMIT:
                     hits.append(f"{rel}:{n}: {line.strip()[:200]}")
         unread = (
@@ -163,6 +163,7 @@ class ToolBox:
         if not hits:
             return Observation.ok(f"no matches for {a.pattern!r}{unread}")
         more = f"\n… {total - len(hits)} more matches" if total > len(hits) else ""
+        raw += total - 1  # the newlines between hits
         return Observation("ok", "\n".join(hits) + more + unread, raw + len(unread))
 
     def _readable_text(self, rel: str) -> str | None:
