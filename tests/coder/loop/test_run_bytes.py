@@ -1,4 +1,4 @@
-"""End to end: a run over files that are not UTF-8 text commits exactly the bytes it meant to."""
+"""End to end: odd bytes in files and in file names; a run commits exactly what it meant to."""
 
 from __future__ import annotations
 
@@ -59,3 +59,30 @@ def test_latin1_crlf_and_binary_files_survive_a_verified_run(tmp_path, script):
     assert "café" in reads[0]["text"] and "binary" in reads[1]["text"]
     assert json.loads((outcome.run_dir / "result.json").read_text())["status"] == "verified"
     assert (outcome.run_dir / "final.patch").read_bytes().count(b"new = '\xe0'\r\n") == 1
+
+
+def test_a_step_touching_a_file_whose_name_holds_a_newline_rolls_back_and_the_run_goes_on(
+    tmp_path, script
+):
+    odd = "notes\nabout.txt"
+    repo = make_repo(tmp_path / "repo", {"pyproject.toml": PYPROJECT, "a.txt": "a\n", odd: "n\n"})
+    touch_odd = {"tool": "run", "input": {"command": "printf 'drift\\n' > notes*"}}
+    edit_a = {"tool": "edit_file", "input": {"path": "a.txt", "old_text": "a", "new_text": "b"}}
+    a_step = step("edit-a", ["a.txt"], [])
+    model = script(
+        {"tool": "submit_plan", "input": {"goal": "g", "steps": [a_step]}},
+        edit_a,
+        touch_odd,
+        {"tool": "finish_step", "input": {"summary": "also touched notes"}},
+        {"tool": "submit_plan", "input": {"goal": "g", "steps": [a_step]}},
+        edit_a,
+        {"tool": "finish_step", "input": {"summary": "a only"}},
+    )
+    outcome = run_task(RunOptions(repo=repo, task="t", model=model, test_cmd="true"))
+    result = outcome.result
+    assert (result.status, result.rollbacks) == ("verified", 1), result.message
+    events = read_trace(outcome.run_dir / "trace.jsonl")
+    rollback = next(e for e in events if e["type"] == "rollback")
+    assert odd in rollback["paths"] and rollback["complete"]
+    assert _show(repo, f"{result.branch}:{odd}") == b"n\n"
+    assert _show(repo, f"{result.branch}:a.txt") == b"b\n"
