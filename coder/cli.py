@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from coder.display import detach_closed, markup_safe
+from coder.display import LastingConsole, detach_closed, markup_safe, plain
 from coder.exits import fail
 
 app = typer.Typer(
@@ -25,7 +25,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
+err = LastingConsole(stderr=True)
 
 
 @app.command()
@@ -68,7 +68,10 @@ def run(
 
     if sandbox not in (None, "auto", "bwrap", "none"):
         fail(f"--sandbox must be auto, bwrap or none, not {sandbox!r}")
-    console = Console(stderr=json_out)
+    stream = sys.stderr if json_out else sys.stdout
+    console = LastingConsole(
+        stderr=json_out, soft_wrap=not stream.isatty()
+    )  # a log: one event a line
     options = RunOptions(
         repo=repo,
         task=task,
@@ -153,6 +156,14 @@ def schema(name: Annotated[str, typer.Argument(help="plan | script | result")] =
         fail(str(exc).strip("'\""))
 
 
+MAX_PROBLEMS_SHOWN = 50
+"""A plan with a million mistakes is told by its first fifty and a count of the rest."""
+
+
+def _clip_line(text: str, limit: int = 400) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
 @app.command("check-plan")
 def check_plan(file: Annotated[Path, typer.Argument(help="A plan JSON file.")]) -> None:
     """Validate a plan file: exit 0 valid (steps in order), 2 invalid (every problem)."""
@@ -160,15 +171,17 @@ def check_plan(file: Annotated[Path, typer.Argument(help="A plan JSON file.")]) 
 
     check = load_plan_file(file)
     if check.plan is None:
-        for problem in check.problems:
-            print(problem)
+        for problem in check.problems[:MAX_PROBLEMS_SHOWN]:
+            print(_clip_line(plain(str(problem))))
+        hidden = len(check.problems) - MAX_PROBLEMS_SHOWN
+        if hidden > 0:
+            print(f"… and {hidden} more problem(s), {len(check.problems)} in all")
         raise typer.Exit(2)
     for index, step_id in enumerate(check.plan.order, 1):
         step = check.plan.steps[step_id]
         kinds = ", ".join(i.kind for i in step.invariants) or "scope only"
-        print(
-            f"{index}. {step_id}: {', '.join(step.contract.intended_modification.files)} [{kinds}]"
-        )
+        files = ", ".join(step.contract.intended_modification.files)
+        print(_clip_line(plain(f"{index}. {step_id}: {files} [{kinds}]")))
 
 
 @app.command()

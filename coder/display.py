@@ -15,6 +15,7 @@ import re
 import sys
 from typing import IO, Any
 
+from rich.console import Console
 from rich.markup import escape
 
 _SEQUENCES = re.compile(
@@ -79,3 +80,13 @@ def detach_closed(stream: IO[str] | None = None) -> None:
         pass  # not a real file descriptor (a test's capture): nothing to protect
     finally:
         os.close(devnull)
+
+
+class LastingConsole(Console):
+    """A console whose reader may go away mid-run (`coder run … | head`). Rich's own answer to
+    a closed pipe is SystemExit(1), which would end the run half way; this one drops the rest
+    of its output and lets the run finish and write its outputs."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        detach_closed(self.file)

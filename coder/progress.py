@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.status import Status
 
-from coder.display import detach_closed, markup_safe_all
+from coder.display import markup_safe_all
 from coder.models.pricing import cost_usd
 
 MARK = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "unverified": "[yellow]?[/]"}
@@ -32,13 +32,10 @@ class ProgressPrinter:
     def __call__(self, event: dict[str, Any]) -> None:
         kind = event["type"]
         line = self._line(kind, markup_safe_all(event))
-        try:
-            if line:
-                self.console.print(line, highlight=False)
-            if self.live:
-                self.live.update(f"{self.phase} · {self._spend()}")
-        except BrokenPipeError:  # the reader went away; the run must not
-            detach_closed(self.console.file)
+        if line:
+            self.console.print(line, highlight=False)
+        if self.live:
+            self.live.update(f"{self.phase} · {self._spend()}")
 
     def _line(self, kind: str, e: dict[str, Any]) -> str | None:
         if kind == "run_started":

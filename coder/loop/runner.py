@@ -36,6 +36,7 @@ from coder.tools.toolbox import ToolBox
 from contracts.result import RunResult
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
+from sandbox.gitcli import GitError, git_line
 from sandbox.policy import PathPolicy
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
 from summarizers.repomap import RepoMapCache, build_repo_map
@@ -89,7 +90,7 @@ def run_task(options: RunOptions) -> RunOutcome:
         raise UsageError(f"unknown mode {options.mode!r}; choose one of {', '.join(MODES)}")
     if not options.task.strip():
         raise UsageError("the task is empty; pass --task TEXT")
-    repo = options.repo.resolve()
+    repo = _top_level(options.repo.resolve())
     try:
         config = load_repo_config(repo) if repo.is_dir() else None
     except ConfigError as exc:
@@ -121,12 +122,20 @@ def run_task(options: RunOptions) -> RunOutcome:
         raise UsageError(str(exc)) from None
     sandbox = EnvSandbox(sandbox, {**COMMAND_ENV, **options.command_env})
     with workspace:
-        run_dir = (options.out_dir or repo / ".coder" / "runs" / run_id).resolve()
+        run_dir = (options.out_dir or workspace.repo / ".coder" / "runs" / run_id).resolve()
         rt = _runtime(
             options, config, workspace, sandbox, model, model_spec, limits, run_dir, run_id
         )
         result = _drive(rt, workspace, model_spec, options)
     return RunOutcome(result, run_dir, _take(workspace.repo, result, run_dir, options.apply))
+
+
+def _top_level(path: Path) -> Path:
+    """`--repo` may name a subdirectory; the run, its config and `.coder/` belong to the top."""
+    try:
+        return Path(git_line(["rev-parse", "--show-toplevel"], path)).resolve()
+    except (GitError, OSError):
+        return path  # not a repository: Workspace.create says so in one line
 
 
 def _runtime(

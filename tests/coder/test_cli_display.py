@@ -52,7 +52,8 @@ def test_run_and_show_print_no_control_sequence_and_markup_as_written(tmp_path):
     assert run.returncode == 1, run.stderr
     _clean(run.stdout + run.stderr)
     lines = run.stdout.splitlines()
-    assert "verified (completed) click [len(c) for c in x]" in lines[-3], lines[-3:]
+    final = next(line for line in lines if line.startswith("stopped (stopped_by_model): "))
+    assert "verified (completed) click [len(c) for c in x]" in final, lines
     assert not any(line.startswith("verified") for line in lines)
     assert any("evil" in line and "name.txt" in line for line in lines)  # the scope failure
     show = coder("show", str(out))
