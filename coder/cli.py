@@ -199,7 +199,7 @@ def compact(
         if not path.is_file():
             fail(f"{file}: no such file")
         text = path.read_bytes().decode("utf-8", errors="replace")
-    print(compact_command_text(text, budget))
+    print(plain(compact_command_text(text, budget)))
 
 
 @app.command()
@@ -242,7 +242,7 @@ def _mount_ci() -> None:
 
 def _terminal_ask(console: Console):  # type: ignore[no-untyped-def]
     def ask(question: str) -> str:
-        console.print(f"[bold]coder asks:[/] {question}", highlight=False)
+        console.print(f"[bold]coder asks:[/] {markup_safe(question)}", highlight=False)
         return input("> ")
 
     return ask

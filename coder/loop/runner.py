@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,6 +32,7 @@ from coder.loop.turns import Session
 from coder.models.base import Model
 from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, make_model
+from coder.tools.textfile import printable
 from coder.tools.toolbox import ToolBox
 from contracts.result import RunResult
 from sandbox.checkpoint import Checkpoints
@@ -90,6 +91,7 @@ def run_task(options: RunOptions) -> RunOutcome:
         raise UsageError(f"unknown mode {options.mode!r}; choose one of {', '.join(MODES)}")
     if not options.task.strip():
         raise UsageError("the task is empty; pass --task TEXT")
+    options = replace(options, task=printable(options.task))  # argv may hold undecodable bytes
     repo = _top_level(options.repo.resolve())
     try:
         config = load_repo_config(repo) if repo.is_dir() else None

@@ -86,3 +86,16 @@ def test_a_step_touching_a_file_whose_name_holds_a_newline_rolls_back_and_the_ru
     assert odd in rollback["paths"] and rollback["complete"]
     assert _show(repo, f"{result.branch}:{odd}") == b"n\n"
     assert _show(repo, f"{result.branch}:a.txt") == b"b\n"
+
+
+def test_lone_surrogates_in_the_task_and_a_stop_reason_do_not_break_the_outputs(calc_repo, script):
+    outcome = run_task(
+        RunOptions(
+            repo=calc_repo,
+            task="fix caf\udce9",  # what a non-UTF-8 argv decodes to
+            model=script({"tool": "stop", "input": {"reason": "cannot \udcff go on"}}),
+        )
+    )
+    result = json.loads((outcome.run_dir / "result.json").read_text(encoding="utf-8"))
+    assert (result["task"], result["message"]) == ("fix caf\ufffd", "cannot \ufffd go on")
+    assert read_trace(outcome.run_dir / "trace.jsonl")[-1]["type"] == "run_finished"
