@@ -52,14 +52,15 @@ class TextFile:
 
     def note(self) -> str:
         """What a reader should know about this file that plain UTF-8 with LF would not say."""
-        parts = [] if self.label == "UTF-8" else [f"{self.label} text"]
+        if self.label == "UTF-8":
+            parts = []
+        elif self.codec in ("latin-1", "cp1252"):  # the 8-bit fallback: lossless, maybe not right
+            parts = [f"not UTF-8, read byte for byte as {self.label}"]
+        else:
+            parts = [f"{self.label} text"]
         if self.newline == "\r\n":
             parts.append("CRLF line endings")
-        return (
-            f"({', '.join(parts)}: edits keep {'them' if len(parts) > 1 else 'it'})"
-            if parts
-            else ""
-        )
+        return f"({'; '.join(parts)}; edits keep the file that way)" if parts else ""
 
     def encode(self, text: str) -> bytes | str:
         """The bytes for `text` in this file's encoding, or why it cannot be written in it."""
