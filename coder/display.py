@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Callable
 from typing import IO, Any
 
 from rich.console import Console
@@ -46,25 +47,14 @@ def markup_safe(text: object) -> str:
     return escape(plain(str(text)))
 
 
-def markup_safe_all(value: Any) -> Any:
-    """`markup_safe` for every string of a JSON-like value (a trace event, a result)."""
+def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
+    """`fn` applied to every string of a JSON-like value (a trace event, a tool call's input)."""
     if isinstance(value, str):
-        return markup_safe(value)
+        return fn(value)
     if isinstance(value, list):
-        return [markup_safe_all(v) for v in value]
+        return [map_strings(v, fn) for v in value]
     if isinstance(value, dict):
-        return {k: markup_safe_all(v) for k, v in value.items()}
-    return value
-
-
-def plain_all(value: Any) -> Any:
-    """`plain` for every string of a JSON-like value, for output that is not rich markup."""
-    if isinstance(value, str):
-        return plain(value)
-    if isinstance(value, list):
-        return [plain_all(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain_all(v) for k, v in value.items()}
+        return {k: map_strings(v, fn) for k, v in value.items()}
     return value
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.status import Status
 
-from coder.display import markup_safe_all
+from coder.display import map_strings, markup_safe
 from coder.models.pricing import cost_usd
 
 MARK = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "unverified": "[yellow]?[/]"}
@@ -31,7 +31,7 @@ class ProgressPrinter:
 
     def __call__(self, event: dict[str, Any]) -> None:
         kind = event["type"]
-        line = self._line(kind, markup_safe_all(event))
+        line = self._line(kind, map_strings(event, markup_safe))
         if line:
             self.console.print(line, highlight=False)
         if self.live:

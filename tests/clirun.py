@@ -43,3 +43,8 @@ def start_coder(*args: str, **kw: Any) -> subprocess.Popen[str]:
         env=coder_env(),
         **kw,
     )
+
+
+def run_args(repo: Path, script: Path, *extra: str, task: str = "t") -> list[str]:
+    """`coder run` on `repo` with a scripted model."""
+    return ["run", "--task", task, "--repo", str(repo), "--model", f"script:{script}", *extra]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
+from coder.display import map_strings
 from coder.models.base import ModelReply, ToolCall
 from coder.tools.specs import PHASE_ENDING, usage_line
 from coder.tools.textfile import printable
@@ -49,15 +49,5 @@ def _no_call_message(reply: ModelReply, allowed: tuple[str, ...]) -> str:
 def printable_reply(reply: ModelReply) -> ModelReply:
     """The reply with every string valid UTF-8: a model's JSON may carry a lone surrogate
     (`"\\udcff"`), which no file, trace or API request could hold."""
-    calls = [ToolCall(c.id, c.name, _printable(c.input)) for c in reply.tool_calls]
+    calls = [ToolCall(c.id, c.name, map_strings(c.input, printable)) for c in reply.tool_calls]
     return replace(reply, text=printable(reply.text), tool_calls=calls)
-
-
-def _printable(value: Any) -> Any:
-    if isinstance(value, str):
-        return printable(value)
-    if isinstance(value, list):
-        return [_printable(v) for v in value]
-    if isinstance(value, dict):
-        return {printable(str(k)): _printable(v) for k, v in value.items()}
-    return value

@@ -6,23 +6,15 @@ import json
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
-from calcrepo import CALC, FIX_ADD, FIX_STEP, PYPROJECT, TESTS, plan, step
-from clirun import coder, start_coder
-from gitrepo import make_repo, snapshot, write_script
-
-
-def calc(tmp_path: Path) -> Path:
-    return make_repo(
-        tmp_path / "repo",
-        {"calc.py": CALC, "tests/test_calc.py": TESTS, "pyproject.toml": PYPROJECT},
-    )
+from calcrepo import FIX_ADD, FIX_STEP, make_calc_repo, plan, step
+from clirun import coder, run_args, start_coder
+from gitrepo import snapshot, write_script
 
 
 def test_run_verified_exits_0_and_json_prints_result(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     script = write_script(
         tmp_path / "s.json",
         [
@@ -43,7 +35,7 @@ def test_run_verified_exits_0_and_json_prints_result(tmp_path):
 
 
 def test_unverified_run_exits_1_with_reason(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     script = write_script(tmp_path / "s.json", [plan(FIX_STEP)])
     proc = coder("run", "--task", "fix add", "--repo", str(repo), "--model", f"script:{script}")
     assert proc.returncode == 1
@@ -55,7 +47,7 @@ def test_bad_inputs_exit_2_with_one_line_and_change_nothing(tmp_path):
     plain.mkdir()
     proc = coder("run", "--task", "x", "--repo", str(plain), "--model", "script:/nonexistent.json")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     before = snapshot(repo)
     for args in (
         ["--model", "script:/nonexistent.json"],
@@ -73,7 +65,7 @@ def test_bad_inputs_exit_2_with_one_line_and_change_nothing(tmp_path):
 
 
 def test_no_model_and_no_key_is_a_clear_usage_error(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     proc = coder("run", "--task", "x", "--repo", str(repo))
     assert proc.returncode == 2 and "ANTHROPIC_API_KEY" in proc.stderr
 
@@ -88,7 +80,7 @@ def test_no_model_and_no_key_is_a_clear_usage_error(tmp_path):
 def test_a_signal_mid_run_exits_with_a_complete_run_dir_and_no_worktree(
     tmp_path, signum, code, said
 ):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     script = write_script(
         tmp_path / "s.json",
         [
@@ -97,19 +89,7 @@ def test_a_signal_mid_run_exits_with_a_complete_run_dir_and_no_worktree(
         ],
     )
     out = tmp_path / "out"
-    proc = start_coder(
-        "run",
-        "--task",
-        "x",
-        "--repo",
-        str(repo),
-        "--model",
-        f"script:{script}",
-        "--out",
-        str(out),
-        "--cmd-timeout",
-        "90",
-    )
+    proc = start_coder(*run_args(repo, script, "--out", str(out), "--cmd-timeout", "90"))
     trace = out / "trace.jsonl"
     deadline = time.monotonic() + 60
     while not (trace.is_file() and '"tool": "run"' in trace.read_text()):
@@ -177,7 +157,7 @@ def test_schema_and_compact_commands(tmp_path):
 
 
 def test_progress_is_plain_lines_without_a_terminal(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     script = write_script(
         tmp_path / "s.json",
         [
@@ -202,7 +182,7 @@ def test_progress_is_plain_lines_without_a_terminal(tmp_path):
 
 
 def test_markup_in_model_text_prints_as_written(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     script = write_script(
         tmp_path / "s.json", [{"tool": "stop", "input": {"reason": "blocked [/] on list[int]"}}]
     )

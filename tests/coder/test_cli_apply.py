@@ -8,27 +8,13 @@ import os
 import time
 from pathlib import Path
 
-from calcrepo import CALC, FIX_ADD, FIX_STEP, PYPROJECT, TESTS, plan, step
-from clirun import coder, start_coder
-from gitrepo import git, make_repo, snapshot, write_script
-
-
-def calc(tmp_path: Path) -> Path:
-    return make_repo(
-        tmp_path / "repo",
-        {"calc.py": CALC, "tests/test_calc.py": TESTS, "pyproject.toml": PYPROJECT},
-    )
+from calcrepo import FIX_TURNS, make_calc_repo, plan, step
+from clirun import coder, run_args, start_coder
+from gitrepo import git, snapshot, write_script
 
 
 def fix_script(tmp_path: Path, name: str = "fix.json") -> Path:
-    return write_script(
-        tmp_path / name,
-        [
-            plan(FIX_STEP),
-            {"tool": "edit_file", "input": FIX_ADD},
-            {"tool": "finish_step", "input": {"summary": "fixed"}},
-        ],
-    )
+    return write_script(tmp_path / name, list(FIX_TURNS))
 
 
 def notes_script(tmp_path: Path) -> Path:
@@ -42,26 +28,13 @@ def notes_script(tmp_path: Path) -> Path:
     )
 
 
-def run_args(repo: Path, script: Path, out: Path, *extra: str) -> list[str]:
-    return [
-        "run",
-        "--task",
-        "t",
-        "--repo",
-        str(repo),
-        "--model",
-        f"script:{script}",
-        "--out",
-        str(out),
-        *extra,
-    ]
-
-
 def test_two_concurrent_apply_runs_apply_exactly_one(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     procs = [
-        start_coder(*run_args(repo, fix_script(tmp_path), tmp_path / "a", "--apply")),
-        start_coder(*run_args(repo, notes_script(tmp_path), tmp_path / "b", "--apply")),
+        start_coder(*run_args(repo, fix_script(tmp_path), "--out", str(tmp_path / "a"), "--apply")),
+        start_coder(
+            *run_args(repo, notes_script(tmp_path), "--out", str(tmp_path / "b"), "--apply")
+        ),
     ]
     outputs = [p.communicate(timeout=180) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outputs
@@ -77,8 +50,8 @@ def test_two_concurrent_apply_runs_apply_exactly_one(tmp_path):
 
 
 def test_apply_rechecks_the_tree_under_the_lock(tmp_path):
-    repo = calc(tmp_path)
-    done = coder(*run_args(repo, fix_script(tmp_path), tmp_path / "run"))
+    repo = make_calc_repo(tmp_path)
+    done = coder(*run_args(repo, fix_script(tmp_path), "--out", str(tmp_path / "run")))
     assert done.returncode == 0, done.stderr
     assert "to take the change: `git merge coder/" in done.stdout
     lock = repo / ".git" / "coder-apply.lock"
@@ -99,8 +72,8 @@ def test_apply_rechecks_the_tree_under_the_lock(tmp_path):
 
 
 def test_coder_apply_exit_codes(tmp_path):
-    repo = calc(tmp_path)
-    done = coder(*run_args(repo, fix_script(tmp_path), tmp_path / "run"))
+    repo = make_calc_repo(tmp_path)
+    done = coder(*run_args(repo, fix_script(tmp_path), "--out", str(tmp_path / "run")))
     assert done.returncode == 0, done.stderr
     applied = coder("apply", str(tmp_path / "run"))
     assert applied.returncode == 0, applied.stderr

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from calcrepo import CALC, PYPROJECT, TESTS, plan, step
-from clirun import coder
-from gitrepo import git, make_repo, write_script
+from calcrepo import make_calc_repo, plan, step
+from clirun import coder, run_args
+from gitrepo import git, write_script
 
 FAKE = (
     "\x1b[1A\x1b[2K\x1b[32mverified (completed)\x1b[0m "
@@ -24,10 +24,7 @@ def _clean(text: str) -> None:
 
 
 def test_run_and_show_print_no_control_sequence_and_markup_as_written(tmp_path):
-    repo = make_repo(
-        tmp_path / "repo",
-        {"calc.py": CALC, "tests/test_calc.py": TESTS, "pyproject.toml": PYPROJECT},
-    )
+    repo = make_calc_repo(tmp_path)
     (repo / EVIL_NAME).write_text("x\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "odd name")
@@ -46,9 +43,7 @@ def test_run_and_show_print_no_control_sequence_and_markup_as_written(tmp_path):
         ],
     )
     out = tmp_path / "out"
-    run = coder(
-        "run", "--task", "t", "--repo", str(repo), "--model", f"script:{script}", "--out", str(out)
-    )
+    run = coder(*run_args(repo, script, "--out", str(out)))
     assert run.returncode == 1, run.stderr
     _clean(run.stdout + run.stderr)
     lines = run.stdout.splitlines()

@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from calcrepo import CALC, FIX_ADD, FIX_STEP, PYPROJECT, TESTS, plan, step
-from clirun import coder, start_coder
-from gitrepo import make_repo, write_script
-
-
-def calc(tmp_path: Path) -> Path:
-    return make_repo(
-        tmp_path / "repo",
-        {"calc.py": CALC, "tests/test_calc.py": TESTS, "pyproject.toml": PYPROJECT},
-    )
+from calcrepo import FIX_ADD, FIX_STEP, FIX_TURNS, make_calc_repo, plan, step
+from clirun import coder, run_args, start_coder
+from gitrepo import write_script
 
 
 def test_a_closed_stdout_does_not_stop_the_run(tmp_path):
     """`coder run … | head -1`: the reader goes away after one line; the run goes on."""
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     go = tmp_path / "go"
     script = write_script(
         tmp_path / "s.json",
@@ -32,8 +24,7 @@ def test_a_closed_stdout_does_not_stop_the_run(tmp_path):
     )
     out = tmp_path / "out"
     proc = start_coder(
-        *("run", "--task", "t", "--repo", str(repo), "--model", f"script:{script}"),
-        *("--out", str(out), "--sandbox", "none", "--cmd-timeout", "60"),
+        *run_args(repo, script, "--out", str(out), "--sandbox", "none", "--cmd-timeout", "60")
     )
     assert proc.stdout is not None and proc.stderr is not None
     assert proc.stdout.readline().startswith("coder contract run")
@@ -48,18 +39,9 @@ def test_a_closed_stdout_does_not_stop_the_run(tmp_path):
 
 
 def test_repo_given_as_a_subdirectory_runs_on_the_whole_repository(tmp_path):
-    repo = calc(tmp_path)
-    script = write_script(
-        tmp_path / "s.json",
-        [
-            plan(FIX_STEP),
-            {"tool": "edit_file", "input": FIX_ADD},
-            {"tool": "finish_step", "input": {"summary": "fixed"}},
-        ],
-    )
-    done = coder(
-        "run", "--task", "t", "--repo", str(repo / "tests"), "--model", f"script:{script}", "--json"
-    )
+    repo = make_calc_repo(tmp_path)
+    script = write_script(tmp_path / "s.json", list(FIX_TURNS))
+    done = coder(*run_args(repo / "tests", script, "--json"))
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert (repo / ".coder" / "runs" / result["run_id"] / "result.json").is_file()

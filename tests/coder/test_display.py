@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from coder.bench.report import runs_table
-from coder.display import markup_safe, markup_safe_all, plain
+from coder.display import map_strings, markup_safe, plain
 
 FAKE_RESULT = "\x1b[1A\x1b[2K\x1b[32mverified (completed)\x1b[0m"
 
@@ -58,9 +58,9 @@ def test_markup_in_outside_text_prints_literally():
     assert _printed(f"[bold]why:[/] {markup_safe(text)}") == f"why: {text}\n"
 
 
-def test_markup_safe_all_reaches_every_string_of_an_event():
+def test_markup_safety_reaches_every_string_of_an_event():
     event = {"type": "x", "nested": [{"why": FAKE_RESULT + " [b]"}], "n": 3}
-    safe = markup_safe_all(event)
+    safe = map_strings(event, markup_safe)
     assert safe["n"] == 3 and _printed(safe["nested"][0]["why"]) == "verified (completed) [b]\n"
 
 

@@ -5,17 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from calcrepo import FIX_ADD, FIX_STEP, plan, step
+from calcrepo import FIX_STEP, FIX_TURNS, plan, step
 from gitrepo import git, snapshot
 
 from coder.loop.apply import ApplyInputError, apply_run_dir, load_result
 from coder.loop.runner import RunOptions, RunOutcome, run_task
-
-FIX_SCRIPT = (
-    plan(FIX_STEP),
-    {"tool": "edit_file", "input": FIX_ADD},
-    {"tool": "finish_step", "input": {"summary": "fixed"}},
-)
 
 
 def run(repo: Path, model: str, **kw) -> RunOutcome:
@@ -23,7 +17,7 @@ def run(repo: Path, model: str, **kw) -> RunOutcome:
 
 
 def test_apply_changes_a_clean_tree_only_after_verification(calc_repo, script):
-    outcome = run(calc_repo, script(*FIX_SCRIPT), apply=True)
+    outcome = run(calc_repo, script(*FIX_TURNS), apply=True)
     assert outcome.result.applied and "return a + b" in (calc_repo / "calc.py").read_text()
     assert outcome.take is not None and outcome.take.startswith("applied to your working tree")
     assert load_result(outcome.run_dir).applied
@@ -32,7 +26,7 @@ def test_apply_changes_a_clean_tree_only_after_verification(calc_repo, script):
 def test_dirty_tree_is_not_applied_and_the_line_says_why_and_how(calc_repo, script):
     (calc_repo / "README.md").write_text("my own edit\n")
     before = snapshot(calc_repo)
-    outcome = run(calc_repo, script(*FIX_SCRIPT), apply=True)
+    outcome = run(calc_repo, script(*FIX_TURNS), apply=True)
     result = outcome.result
     assert result.status == "verified" and not result.applied
     assert outcome.take is not None
@@ -46,7 +40,7 @@ def test_dirty_tree_is_not_applied_and_the_line_says_why_and_how(calc_repo, scri
 
 
 def test_verified_run_without_apply_says_how_to_take_it_and_that_advice_works(calc_repo, script):
-    outcome = run(calc_repo, script(*FIX_SCRIPT))
+    outcome = run(calc_repo, script(*FIX_TURNS))
     assert outcome.take == (
         f"to take the change: `git merge {outcome.result.branch}` or "
         f"`coder apply {outcome.run_dir}`"
@@ -60,7 +54,7 @@ def test_verified_run_without_apply_says_how_to_take_it_and_that_advice_works(ca
 
 
 def test_head_moved_since_the_base_is_not_applied(calc_repo, script):
-    outcome = run(calc_repo, script(*FIX_SCRIPT))
+    outcome = run(calc_repo, script(*FIX_TURNS))
     (calc_repo / "NOTES.md").write_text("later work\n")
     git(calc_repo, "add", "NOTES.md")
     git(calc_repo, "commit", "-qm", "later")
@@ -73,7 +67,7 @@ def test_head_moved_since_the_base_is_not_applied(calc_repo, script):
 
 
 def test_an_untracked_file_counts_as_a_change(calc_repo, script):
-    outcome = run(calc_repo, script(*FIX_SCRIPT))
+    outcome = run(calc_repo, script(*FIX_TURNS))
     (calc_repo / "scratch.txt").write_text("notes\n")
     applied = apply_run_dir(outcome.run_dir)
     assert not applied.applied
