@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from coder.loop.outputs import write_result
+from coder.loop.outputs import save_result
 from contracts.result import RunResult
 from sandbox.gitcli import GitError, git, git_line, split_z
 
@@ -88,7 +88,7 @@ def apply_run(repo: Path, result: RunResult, run_dir: Path) -> ApplyOutcome:
             )
     result.applied = True
     result.message += "; applied to your working tree"
-    write_result(result, run_dir)
+    save_result(run_dir, result)
     return ApplyOutcome(True, f"applied to your working tree at {repo} (not committed)")
 
 

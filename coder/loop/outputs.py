@@ -52,10 +52,13 @@ def write_outputs(
         patch=patch,
         message=message,
         final_check=final,
+        pr=options.pr,
     )
-    write_result(result, rt.run_dir)
+    save_result(rt.run_dir, result)
     return result
 
 
-def write_result(result: RunResult, run_dir: Path) -> None:
+def save_result(run_dir: Path, result: RunResult) -> None:
+    """(Re)write result.json: after the run, and when something later adds to it (--apply,
+    the PR bot's push)."""
     (run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
