@@ -9,7 +9,7 @@ from contracts.invariants import (
     Advisory,
     CommandSucceeds,
     FilesWithinScope,
-    SignatureUnchanged,
+    SignatureCompatible,
     TestsPass,
 )
 from contracts.validation import PlanCheck, Problem, validate_plan
@@ -63,7 +63,7 @@ def test_seed_plan_is_valid_when_the_dependency_was_verified_earlier() -> None:
     assert check.plan.order == ["migrate-auth-tokens"]
     compiled = check.plan.steps["migrate-auth-tokens"]
     assert compiled.invariants == [
-        SignatureUnchanged(symbol="verifyCredential", source=compiled.invariants[0].source),
+        SignatureCompatible(symbol="verifyCredential", source=compiled.invariants[0].source),
         TestsPass(paths=["auth.test.ts"], source=compiled.invariants[1].source),
         CommandSucceeds(command="npx tsc --noEmit"),
     ]
@@ -463,8 +463,8 @@ def big_plan(n: int) -> dict:
 
 
 def test_a_thousand_step_plan_validates_in_order() -> None:
-    """How fast is measured in benchmarks/bench_plan_validation.py, not here: a timed test
-    fails on a loaded machine whatever the code does."""
-    check = validate_plan(big_plan(1000))
+    """Its speed is measured by benchmarks/bench_plan_validation.py, not by a timed test."""
+    data = big_plan(1000)
+    check = validate_plan(data)
     assert check.plan is not None and len(check.plan.order) == 1000
     assert check.plan.order[0] == "s0" and check.plan.order[-1] == "s999"
