@@ -58,6 +58,20 @@ def _headline(console: Console, result: dict[str, Any], problems: list[str]) -> 
     console.print(f"task: {m(result.get('task', ''))}", highlight=False)
     if result.get("message"):
         console.print(f"why: {m(result['message'])}", highlight=False)
+    if isinstance(result.get("baseline"), dict):
+        console.print(_baseline(result["baseline"]), highlight=False)
+
+
+def _baseline(base: dict[str, Any]) -> str:
+    failing = _list(base, "failing")
+    ids = ", ".join(map(str, failing[:5])) + (
+        f" (+{len(failing) - 5} more)" if len(failing) > 5 else ""
+    )
+    return m(
+        f"baseline: `{base.get('command')}` exit {base.get('exit_code')} · "
+        f"{base.get('passed')} passed · {len(failing)} already failing"
+        + (f": {ids}" if failing else "")
+    )
 
 
 def _totals(console: Console, result: dict[str, Any]) -> None:
