@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from coder.loop.context import Conversation, ResultEntry, Turn, fit, mask_line
-from coder.loop.decode import cut_off, decode
+from coder.loop.decode import cut_off, decode, printable_reply
 from coder.loop.state import Limits, RunState, RunStop, command_timeout, model_timeout
 from coder.loop.trace import TraceWriter
 from coder.loop.windows import TokenLimits, shrink_to
@@ -163,7 +163,7 @@ class Session:
             latency_s=round(reply.latency_s, 3),
             stop_reason=reply.stop_reason,
         )
-        return reply
+        return printable_reply(reply)
 
     def _send(self, conversation: Conversation, phase: Phase) -> tuple[ModelReply, int]:
         """One model call within the limits; a refusal that names the server's window refits
