@@ -1,7 +1,7 @@
 """Command-line entry points. Parsing and exit codes only; the work lives elsewhere.
 
 Exit codes: 0 success, 1 a run that ended without verifying, 2 bad input (one line, nothing
-changed), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
+changed), 130 interrupted (Ctrl-C or SIGTERM; the message says which).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 
 from coder.display import LastingConsole, detach_closed, markup_safe, plain
-from coder.exits import fail
+from coder.exits import INTERRUPTED, fail
 
 app = typer.Typer(
     name="coder",
@@ -106,13 +106,13 @@ def run(
         listeners=[ProgressPrinter(console)],
         warn=lambda line: err.print(f"[yellow]warning:[/] {markup_safe(line)}", highlight=False),
     )
-    terminated = _sigterm_as_interrupt()
+    _sigterm_as_interrupt()
     try:
         outcome = run_task(options)
     except UsageError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        fail("stopped before the run began; nothing was changed", _interrupt_code(terminated))
+        fail("stopped before the run began; nothing was changed", INTERRUPTED)
     result = outcome.result
     try:
         if json_out:
@@ -125,7 +125,7 @@ def run(
     except BrokenPipeError:
         detach_closed()
     if result.stop_reason == "interrupted":
-        raise typer.Exit(_interrupt_code(terminated))
+        raise typer.Exit(INTERRUPTED)
     raise typer.Exit(0 if result.status == "verified" else 1)
 
 
@@ -261,24 +261,16 @@ def _terminal_ask(console: Console):  # type: ignore[no-untyped-def]
     return ask
 
 
-def _sigterm_as_interrupt() -> list[int]:
-    """SIGTERM ends a run the way Ctrl-C does (outputs written, worktree removed), reported as
-    what it was; the list the handler fills tells the exit code."""
-    received: list[int] = []
+def _sigterm_as_interrupt() -> None:
+    """SIGTERM ends a run the way Ctrl-C does (outputs written, worktree removed, exit 130),
+    and the message says it was SIGTERM."""
 
     def handler(signum: int, frame: object) -> None:
         from coder.loop.state import Terminated
 
-        received.append(signum)
         raise Terminated
 
     signal.signal(signal.SIGTERM, handler)
-    return received
-
-
-def _interrupt_code(terminated: list[int]) -> int:
-    """130 for Ctrl-C (DESIGN), 143 (128 + SIGTERM) when the run was terminated."""
-    return 128 + signal.SIGTERM if terminated else 130
 
 
 _mount_ci()

@@ -75,7 +75,7 @@ def test_no_model_and_no_key_is_a_clear_usage_error(tmp_path):
     ("signum", "code", "said"),
     [
         (signal.SIGINT, 130, "interrupted by the user"),
-        (signal.SIGTERM, 143, "terminated (SIGTERM)"),
+        (signal.SIGTERM, 130, "terminated (SIGTERM)"),
     ],
 )
 def test_a_signal_mid_run_exits_with_a_complete_run_dir_and_no_worktree(
