@@ -19,7 +19,8 @@ import pytest
 from summarizers.logformats.context import assertion_site
 from summarizers.logs import compact_log
 
-FAST = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+# The width is pinned: pytest cuts its summary lines to the terminal, and CI's is wider.
+FAST = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "COLUMNS": "80"}
 
 LIBRARY = """\
 from itertools import islice
