@@ -18,9 +18,14 @@ from coder.ci.errors import CiInputError
 from coder.ci.fix_report import FixReport, FixStep
 from coder.ci.gitrefs import git, is_repository, resolve_commit
 from coder.ci.push import push_commit, remote_exists
-from coder.ci.suite import SuiteOutcome, choose_test_command, compare_runs, run_suite
+from coder.ci.suite import (
+    SuiteOutcome,
+    choose_test_command,
+    compare_runs,
+    run_suite,
+    tree_sandbox,
+)
 from coder.ci.trees import commit_tree
-from sandbox.confine import SandboxUnavailable, make_sandbox
 
 MAX_LISTED_FAILURES = 30
 
@@ -154,11 +159,8 @@ def _suite_at(
             raise CiInputError(
                 "no test command: pass --test-cmd or set test_cmd in [tool.coder] / .coder.toml"
             )
-        try:
-            sandbox = make_sandbox(options.sandbox, tree, warn=options.warn)
-        except SandboxUnavailable as exc:
-            raise CiInputError(str(exc)) from None
         command = choice.command.command
+        sandbox = tree_sandbox(tree, options.sandbox, command, options.warn)
         suite = run_suite(
             sandbox, tree, command, ref=ref, commit=commit, timeout_s=choice.timeout_s
         )
@@ -195,6 +197,8 @@ def _run_and_push(
                     warn=options.warn,
                     run_id=run_id,
                     always_protected=DEFAULT_PROTECTED,
+                    environment_from=repo if run_repo != repo else None,
+                    named_secrets=False,
                 )
             )
         except UsageError as exc:

@@ -73,6 +73,15 @@ def run_react(rt: Runtime) -> None:
     briefing = prompts.react_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.budget_left())
     rt.session.run_phase(Phase("react", REACT_TOOLS, briefing, lambda tool, args: None))
     rt.checkpoints.commit("coder: react run")
+    if rt.checkpoints.left_out:
+        rt.trace.emit("observation", tool=None, status="error", text=oversized_note(rt))
+
+
+def oversized_note(rt: Runtime) -> str:
+    bound = rt.checkpoints.max_file_bytes
+    return f"left out of the commit, over the {bound} byte file size bound: " + ", ".join(
+        rt.checkpoints.left_out
+    )
 
 
 MODES: dict[str, Callable[[Runtime], None]] = {
@@ -121,6 +130,8 @@ def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
 
 def _commit(rt: Runtime, step_id: str, checks: list[Check], status: str = "verified") -> None:
     sha = rt.checkpoints.commit(f"coder: {step_id}")
+    if rt.checkpoints.left_out:
+        rt.trace.emit("observation", tool=None, status="error", text=oversized_note(rt))
     rt.state.step_commits[step_id] = sha
     rt.state.record_checks(step_id, checks, status)
     rt.state.outcome(step_id).commit = sha

@@ -15,6 +15,7 @@ from typing import Any
 
 import regex
 
+from coder.config import CONFIG_TABLE, config_table
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
 from sandbox.changes import worktree_files
@@ -80,6 +81,13 @@ def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
     touched = [c.path for c in changes] + [c.old_path for c in changes if c.old_path]
     changed = list(dict.fromkeys(touched))
     outside = out_of_scope(changed, step.contract.intended_modification.files, env.protected)
+    table_file = CONFIG_TABLE[0]
+    if table_file in changed and table_file not in outside:
+        before = config_table(_at_checkpoint(env, table_file))
+        path = env.root / table_file
+        after = config_table(path.read_text("utf-8", "replace") if path.is_file() else None)
+        if before != after:
+            outside.append(f"{table_file} [{'.'.join(CONFIG_TABLE[1])}] (protected)")
     if outside:
         allowed = ", ".join(step.contract.intended_modification.files)
         return Check(
