@@ -79,20 +79,13 @@ def choose_privileges(
     if os.geteuid() != 0:
         return Privileges("user")
     setpriv = shutil.which("setpriv")
-    why = None
     if setpriv is None:
-        why = "setpriv (util-linux) is not installed"
-    elif shared_uid != NOBODY_UID:
-        why = "the worktree's file system does not support POSIX ACLs"
-    else:
-        why = _unreachable(mount_point, list(readable), list(covered))
+        return _as_root("setpriv (util-linux) is not installed")
+    if shared_uid != NOBODY_UID:
+        return _as_root("the worktree's file system does not support POSIX ACLs")
+    why = _unreachable(mount_point, list(readable), list(covered))
     if why is not None:
-        return Privileges(
-            "root",
-            note=f"commands run as root without capabilities ({why}); "
-            "/etc/shadow and the like are masked",
-        )
-    assert setpriv is not None
+        return _as_root(why)
     prefix = [
         setpriv,
         f"--reuid={NOBODY_UID}",
@@ -105,6 +98,11 @@ def choose_privileges(
         "--",
     ]
     return Privileges("nobody", prefix)
+
+
+def _as_root(why: str) -> Privileges:
+    note = f"commands run as root without capabilities ({why}); /etc/shadow and the like are masked"
+    return Privileges("root", note=note)
 
 
 def _unreachable(mount_point: Path, readable: list[Path], covered: list[Path]) -> str | None:

@@ -110,6 +110,8 @@ def _run_check(kind: str, command: str, env: VerifyEnv) -> Check:
         status, head = "passed", f"`{command}` exited 0"
     else:
         status, head = "failed", f"`{command}` exited {result.exit_code}"
+    if result.bound:
+        head += f"; it hit a sandbox bound: {result.bound_message}"
     evidence = head
     if status == "failed" and result.output.strip():
         evidence += (
