@@ -5,16 +5,13 @@ over the host's files (sandbox/privileges.py).
 Each command gets a fresh mount list: git configs are scrubbed again (a step may have
 changed them) and the host's Unix sockets are looked up again (they come and go). The
 scratch files for that live in `/tmp/coder-gitconfig-<pid>-*` for the command's duration; a
-harness killed before it could remove them leaves them to the next one
-(`sweep_stale_scratch`).
+harness killed before it could remove them leaves them to the next one (sandbox/scratch.py).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import tempfile
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -25,6 +22,7 @@ from sandbox.limits import Limits
 from sandbox.privileges import choose_privileges
 from sandbox.repo_env import RepoEnvironment, plain_environment
 from sandbox.running import CommandResult, inside_root, run_limited
+from sandbox.scratch import scratch_dir, sweep_stale
 from sandbox.sockets import host_sockets
 from sandbox.view import (
     PRIVATE_HOME,
@@ -83,7 +81,7 @@ class BwrapSandbox:
             git_configs=git_config_files(self.env),
         )
         self.notes = [self.privileges.note] if self.privileges.note else []
-        sweep_stale_scratch()
+        sweep_stale(SCRATCH_PREFIX)
 
     def run(
         self,
@@ -98,7 +96,7 @@ class BwrapSandbox:
             os.environ, env, home=str(PRIVATE_HOME), tmpdir=str(PRIVATE_TMP)
         )
         environment.update(self.privileges.env)
-        scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
+        scratch = scratch_dir(SCRATCH_PREFIX)
         try:
             for _ in range(_SETUP_RETRIES):
                 sockets = host_sockets()
@@ -160,36 +158,6 @@ def probe_argv(bwrap: str) -> list[str]:
         "--",
         "true",
     ]
-
-
-def sweep_stale_scratch(min_age_s: float = 60.0) -> None:
-    """Remove scratch directories of harnesses that are gone (they hold git config copies)."""
-    base = Path(tempfile.gettempdir())
-    now = time.time()
-    try:
-        entries = [e for e in base.iterdir() if e.name.startswith(SCRATCH_PREFIX)]
-    except OSError:
-        return
-    for entry in entries:
-        pid = entry.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
-        try:
-            if now - entry.stat().st_mtime < min_age_s:
-                continue
-            if pid.isdigit() and _alive(int(pid)):
-                continue
-        except OSError:
-            continue
-        shutil.rmtree(entry, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _socket_vanished(result: CommandResult, sockets: list[Path]) -> bool:

@@ -27,6 +27,7 @@ class Mount:
 class MountPlan:
     def __init__(self) -> None:
         self.mounts: list[Mount] = []
+        self._hidden: list[Path] = []
 
     def ro(self, source: Path, dest: Path | None = None) -> None:
         self._with_parents(Mount("ro-bind", dest or source, source))
@@ -42,6 +43,17 @@ class MountPlan:
 
     def special(self, op: str, dest: Path) -> None:
         self.mounts.append(Mount(op, dest))
+
+    def hide(self, dest: Path, size: int | None = None) -> None:
+        """An empty tmpfs over `dest`, made read-only by `seal` once everything meant to
+        be bound below it (for which bwrap makes mount points there) is in place."""
+        self.tmpfs(dest, size=size)
+        self._hidden.append(dest)
+
+    def seal(self) -> None:
+        for dest in self._hidden:
+            self.mounts.append(Mount("remount-ro", dest))
+        self._hidden = []
 
     def mask(self, dest: Path, *, is_dir: bool) -> None:
         """Make `dest` empty: a read-only tmpfs over a directory, /dev/null over a file."""

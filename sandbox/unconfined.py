@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from sandbox.isolation import make_undumpable, pid_namespace_prefix
 from sandbox.limits import Limits
 from sandbox.repo_env import RepoEnvironment, plain_environment
 from sandbox.running import CommandResult, inside_root, run_limited
+from sandbox.scratch import scratch_dir, sweep_stale
 
 PRIVATE_PREFIX = "coder-cmd-"
 
@@ -43,6 +43,7 @@ class UnconfinedSandbox:
         self._bash = shutil.which("bash") or "/bin/bash"
         self._warn = warn
         make_undumpable()
+        sweep_stale(PRIVATE_PREFIX)
         self._isolation = pid_namespace_prefix()
         self.notes = [
             "--sandbox none: commands run unconfined, with the file system and network of this machine"
@@ -64,7 +65,7 @@ class UnconfinedSandbox:
         workdir = inside_root(self.root, cwd)
         if self.env.unverified_warning and self._warn is not None:
             self._warn(self.env.unverified_warning)
-        private = Path(tempfile.mkdtemp(prefix=PRIVATE_PREFIX))
+        private = scratch_dir(PRIVATE_PREFIX)
         try:
             (private / "home").mkdir()
             (private / "tmp").mkdir()

@@ -4,9 +4,10 @@ In order (later mounts shadow earlier ones, see sandbox/mounts.py):
 - the host file system read-only, a fresh /dev (with a private /dev/shm) and /proc, with
   /proc/sys read-only (root without capabilities could still write sysctls through it);
 - a private, size-capped /tmp holding HOME; empty read-only tmpfs over /run (and a real
-  /var/run), where the host's service sockets live, and over every home directory
+  /var/run), where the host's service sockets live, over every home directory
   (sandbox/homes.py), with the toolchains bound back read-only and their credential files
-  masked again;
+  masked again, and over the repository's other host paths (its git directory, a main
+  checkout the run's checkout is a linked worktree of);
 - the worktree, writable, at the user's checkout path, so the user's tree is hidden behind it
   and editable installs, venv shebangs and absolute paths resolve to the worktree; over it,
   read-only, the checkout's dependency directories (node_modules, .venv, ...) with a tmpfs
@@ -75,16 +76,13 @@ def build_view(
         plan.ro(Path("/proc/sysrq-trigger"))
     plan.tmpfs(PRIVATE_TMP, perms=0o1777, size=tmp_bytes)
     plan.dir(PRIVATE_HOME, perms=0o777)
-    plan.tmpfs(Path("/run"), size=_SMALL_TMPFS)
-    if _real_var_run():
-        plan.tmpfs(Path("/var/run"), size=_SMALL_TMPFS)
-    for home in facts.homes:
-        plan.tmpfs(home, size=_SMALL_TMPFS)
+    for root in covered_roots(facts):
+        if root != PRIVATE_TMP:
+            plan.hide(root, size=_SMALL_TMPFS)
     for path in facts.privileged_masks:
         plan.mask(path, is_dir=path.is_dir())
-    git = env.git
-    if git is not None and not _under(git.common_dir, [env.checkout, *covered_roots(facts)]):
-        plan.mask(git.common_dir, is_dir=True)  # seen at /run/coder/git instead
+    for path in _other_trees(env, covered_roots(facts)):
+        plan.hide(path, size=1 << 20)
     for tool in facts.tools:
         plan.ro(tool)
     for path in facts.credentials:
@@ -94,10 +92,24 @@ def build_view(
     for socket in sockets:
         for inside in plan.visible_at(socket):
             plan.ro(Path("/dev/null"), inside)
-    for root in covered_roots(facts):
-        if root != PRIVATE_TMP:  # last: bwrap made mount points in them until now
-            plan.special("remount-ro", root)
+    plan.seal()
     return plan
+
+
+def _other_trees(env: RepoEnvironment, covered: Sequence[Path]) -> list[Path]:
+    """Host paths of the repository that are not where commands see the worktree: the git
+    directory (seen at /run/coder/git instead, with its configs scrubbed), and the main
+    checkout when the run's checkout is a linked worktree of it (its untracked files are
+    the user's, like the checkout's own)."""
+    git = env.git
+    if git is None:
+        return []
+    found: list[Path] = []
+    if git.common_dir.name == ".git" and git.common_dir.parent != env.checkout:
+        found.append(git.common_dir.parent)
+    elif not _under(git.common_dir, [env.checkout]):
+        found.append(git.common_dir)
+    return [p for p in found if p != Path("/") and not _under(p, covered)]
 
 
 def _worktree(plan: MountPlan, env: RepoEnvironment) -> None:

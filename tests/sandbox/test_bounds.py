@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.bwrap import SCRATCH_PREFIX, BwrapSandbox
+from sandbox.bwrap import SCRATCH_PREFIX
 from sandbox.cgroups import cgroup_parents, cgroups_available
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, bwrap_unavailable_reason, make_sandbox
 from sandbox.limits import Limits
+from sandbox.unconfined import PRIVATE_PREFIX
 from tests.sandbox.gitrepos import make_repo, run_git
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -84,21 +85,25 @@ def test_no_file_over_the_bound_is_ever_committed(tmp_path: Path) -> None:
     assert run_git(repo, "status", "--porcelain") == ""
 
 
-@pytest.mark.skipif(bwrap_unavailable_reason() is not None, reason="needs bubblewrap")
-def test_scratch_left_by_a_killed_harness_is_removed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_scratch_left_by_a_killed_harness_is_removed(mode: str, tmp_path: Path) -> None:
+    """bwrap's git config copies, none mode's private HOME: named after the harness's pid."""
+    if mode == "bwrap" and bwrap_unavailable_reason():
+        pytest.skip("needs bubblewrap")
+    prefix = SCRATCH_PREFIX if mode == "bwrap" else PRIVATE_PREFIX
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
     )
     base = Path(tempfile.gettempdir())
-    stale = base / f"{SCRATCH_PREFIX}{dead.stdout.strip()}-{uuid.uuid4().hex[:6]}"
-    live = base / f"{SCRATCH_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    stale = base / f"{prefix}{dead.stdout.strip()}-{uuid.uuid4().hex[:6]}"
+    live = base / f"{prefix}{os.getpid()}-{uuid.uuid4().hex[:6]}"
     for path in (stale, live):
         path.mkdir()
         (path / "config-0").write_text("[remote]\n")
         old = time.time() - 3600
         os.utime(path, (old, old))
     try:
-        BwrapSandbox(tmp_path)
+        make_sandbox(mode, tmp_path)
         assert not stale.exists()
         assert live.exists()  # its harness (this process) still runs
     finally:

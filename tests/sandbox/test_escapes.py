@@ -260,3 +260,25 @@ def test_a_non_root_harness_keeps_its_own_uid(tmp_path: Path, visible_base: Path
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["65534", "CapEff:", "0000000000000000", "0", "hi"]
+
+
+def test_a_socket_that_vanishes_before_the_mount_does_not_fail_the_command(
+    visible_base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sockets come and go (other processes' tests): a lookup that is stale by the time
+    bwrap mounts is retried with a fresh one. The race is forced by a stale first lookup."""
+    import sandbox.bwrap as bwrap_module
+
+    real = bwrap_module.host_sockets
+    lookups: list[int] = []
+
+    def stale_first() -> list[Path]:
+        lookups.append(1)
+        return [visible_base / "gone.sock"] if len(lookups) == 1 else real()
+
+    monkeypatch.setattr(bwrap_module, "host_sockets", stale_first)
+    repo = make_repo(visible_base / "repo", {"README.md": "hi\n"})
+    with confined(repo) as c:
+        result = c.run("echo ran")
+    assert result.exit_code == 0 and result.output == "ran\n"
+    assert len(lookups) == 2

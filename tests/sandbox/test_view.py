@@ -165,3 +165,20 @@ def test_a_submodule_is_there_at_the_recorded_commit(visible_base: Path) -> None
         )
         assert [s.commit for s in c.environment.submodules] == [recorded]
     assert inside.output.splitlines() == ["X = 1", recorded], inside.output
+
+
+def test_the_main_checkout_of_a_linked_worktree_stays_hidden(visible_base: Path) -> None:
+    """The user works in a worktree of their own: the run's view binds the run's worktree
+    there, and the main checkout (with its own untracked files) is hidden as well."""
+    main = make_repo(visible_base / "main", {"README.md": "main\n"})
+    (main / ".env").write_text("MAIN_SECRET=m41n-l3ak\n")
+    linked = visible_base / "feature"
+    run_git(main, "worktree", "add", "-q", "-b", "feature", str(linked))
+    (linked / "scratch.txt").write_text("linked-l3ak\n")
+    with confined(linked) as c:
+        result = c.run(
+            f"cat {main}/.env {linked}/scratch.txt; ls -A {main}; pwd; git status --porcelain"
+        )
+    assert "l3ak" not in result.output
+    assert str(linked) in result.output.splitlines()
+    assert "README.md" not in result.output  # nothing of the main checkout is listed
