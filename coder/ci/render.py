@@ -40,7 +40,7 @@ def render_markdown(report: ReviewReport) -> str:
     else:
         parts.append("No files changed.")
     if report.diff.strip():
-        parts += ["", _folded("the diff, compacted", fenced(report.diff))]
+        parts += ["", folded("the diff, compacted", fenced(report.diff))]
     parts += ["", "### Tests", "", *_tests_section(report)]
     return "\n".join(parts).rstrip() + "\n"
 
@@ -152,15 +152,15 @@ def _run_block(run: SuiteRun, side: str) -> list[str]:
     ]
 
 
-def _folded(summary: str, body: str) -> str:
+def folded(summary: str, body: str) -> str:
     return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
 
 
-def fenced(text: str) -> str:
+def fenced(text: str, lang: str = "") -> str:
     """A code fence longer than any backtick run inside, so the log cannot close it."""
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
-    return f"{fence}\n{text.rstrip()}\n{fence}"
+    return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
 
 
 def _short(sha: str) -> str:

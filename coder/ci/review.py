@@ -65,8 +65,7 @@ def build_review(options: ReviewOptions) -> ReviewReport:
             f"base {options.base} moved on since this branch left it; the diff is from their "
             f"merge base {since[:10]}"
         )
-    changes = changed_paths(repo, since, head)
-    files = [_file_change(repo, since, head, c) for c in changes]
+    files, diff = describe_change(repo, since, head)
     report = ReviewReport(
         base=RefInfo(ref=options.base, commit=base),
         head=RefInfo(ref=options.head, commit=head),
@@ -76,7 +75,7 @@ def build_review(options: ReviewOptions) -> ReviewReport:
             removed=sum(f.removed_lines for f in files),
         ),
         files=files,
-        diff=summarize_diff(unified_diff(repo, since, head), budget=DIFF_BUDGET).text,
+        diff=diff,
     )
     with commit_tree(repo, head) as tree:
         report.breaking = _breaking(tree, files)
@@ -86,6 +85,12 @@ def build_review(options: ReviewOptions) -> ReviewReport:
             report.tests = SuiteReport(note="tests not run (--no-tests)")
     report.warnings = warnings
     return report
+
+
+def describe_change(repo: Path, since: str, head: str) -> tuple[list[FileChange], str]:
+    """What `since..head` changes: per file, its symbols; and the patch, compacted."""
+    files = [_file_change(repo, since, head, c) for c in changed_paths(repo, since, head)]
+    return files, summarize_diff(unified_diff(repo, since, head), budget=DIFF_BUDGET).text
 
 
 def _commit(repo: Path, ref: str, flag: str) -> str:

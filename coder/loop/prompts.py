@@ -33,10 +33,15 @@ or strings of these forms:
 """
 
 
-def plan_briefing(task: str, repo_map: str, test_cmd: str | None) -> str:
+def _with_context(task: str, context: str) -> str:
+    """The task line, then its background (the PR bot's pull request) when there is one."""
+    return f"Task: {task}\n\n{context.strip()}" if context.strip() else f"Task: {task}"
+
+
+def plan_briefing(task: str, repo_map: str, test_cmd: str | None, context: str = "") -> str:
     forms = "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
     return (
-        f"Task: {task}\n\nTest command: {test_cmd or '(none detected)'}\n\n"
+        f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}\n\n"
         f"Repository map:\n{repo_map}\n\n"
         "Phase: PLAN. Explore with read_file/list_files/search, then call submit_plan with small, "
         "verifiable steps. Every step should name the tests that prove it.\n\n"
@@ -45,10 +50,10 @@ def plan_briefing(task: str, repo_map: str, test_cmd: str | None) -> str:
 
 
 def revision_briefing(
-    task: str, plan: ValidPlan, verified: list[str], failure: str, left: str
+    task: str, plan: ValidPlan, verified: list[str], failure: str, left: str, context: str = ""
 ) -> str:
     return (
-        f"Task: {task}\n\nPhase: REVISE. A step failed verification and was rolled back.\n\n"
+        f"{_with_context(task, context)}\n\nPhase: REVISE. A step failed verification and was rolled back.\n\n"
         f"Failure:\n{failure}\n\nCurrent plan:\n{plan_json(plan)}\n\n"
         f"Verified steps (kept unless you change their files): {', '.join(verified) or 'none'}\n"
         f"Budget left: {left}\n\n"
