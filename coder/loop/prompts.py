@@ -26,10 +26,16 @@ A plan is {"goal": str, "steps": [step, ...]}; a step is
                           "invariants": [checks that must hold after the step]},
  "rollbackPlan": {"gitCheckout": "HEAD~1"}}
 Invariants are objects such as {"kind": "tests_pass", "paths": ["tests/test_x.py"]},
-{"kind": "command_succeeds", "command": "..."}, {"kind": "signature_unchanged", "symbol": "f",
-"file": "src/m.py"}, {"kind": "public_api_unchanged", "file": "src/m.py"},
-{"kind": "text_absent", "pattern": "print\\\\(", "paths": ["src/**"]}, {"kind": "max_changed_lines", "n": 40},
-or strings of these forms:
+{"kind": "command_succeeds", "command": "..."}, {"kind": "signature_compatible", "symbol": "f",
+"file": "src/m.py"} (strict: "signature_unchanged"), {"kind": "public_api_compatible", "file":
+"src/m.py"} (strict: "public_api_unchanged"), {"kind": "text_absent", "pattern": "print\\\\(",
+"paths": ["src/**"]}, {"kind": "max_changed_lines", "n": 40}.
+Signatures and public APIs are checked compatible or strict. Compatible: every call the old
+version accepted still works (a new parameter with a default passes; a removed, renamed,
+reordered or newly required one fails). Strict: the signature stays identical. "Breaking",
+"backward compatible" and "don't break" mean compatible; "unchanged", "must not change" and
+"keeps its signature" mean strict. Any signature or API form takes "in FILE".
+Or strings of these forms:
 """
 
 
