@@ -14,6 +14,7 @@ EventType = Literal[
     "run_started",
     "environment",
     "setup",
+    "baseline",
     "model_call",
     "decision",
     "action",
