@@ -6,11 +6,12 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+
+from coder.display import markup_safe
 
 _stderr = Console(stderr=True)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    _stderr.print(f"[red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    _stderr.print(f"[red]error:[/] {markup_safe(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
