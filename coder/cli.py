@@ -1,12 +1,13 @@
 """Command-line entry points. Parsing and exit codes only; the work lives elsewhere.
 
 Exit codes: 0 success, 1 a run that ended without verifying, 2 bad input (one line, nothing
-changed), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
+changed), 130 interrupted (Ctrl-C or SIGTERM; the message says which).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ import typer
 from rich.console import Console
 
 from coder.display import LastingConsole, detach_closed, markup_safe, plain
-from coder.exits import fail
+from coder.exits import INTERRUPTED, fail
 
 if TYPE_CHECKING:
     from sandbox.limits import Limits
@@ -28,7 +29,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = LastingConsole(stderr=True)
+err = LastingConsole(stderr=True, soft_wrap=not sys.stderr.isatty())
+HELP_WIDTH_OFF_TERMINAL = 160
+"""--help piped or captured is laid out this wide instead of rich's 80 columns."""
 
 
 @app.command()
@@ -46,6 +49,14 @@ def run(
     timeout: Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")] = None,
     cmd_timeout: Annotated[
         float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")
+    ] = None,
+    max_reply_tokens: Annotated[
+        int | None,
+        typer.Option(min=1, help="Longest reply per model call (default: from the server)."),
+    ] = None,
+    context_tokens: Annotated[
+        int | None,
+        typer.Option(min=1, help="Most context per model call (default: from the server)."),
     ] = None,
     sandbox: Annotated[str | None, typer.Option(help="auto | bwrap | none")] = None,
     out: Annotated[
@@ -96,6 +107,8 @@ def run(
         timeout_s=timeout,
         cmd_timeout_s=cmd_timeout,
         max_tokens=max_tokens,
+        max_reply_tokens=max_reply_tokens,
+        context_tokens=context_tokens,
         sandbox=sandbox,
         out_dir=out,
         apply=apply,
@@ -107,13 +120,13 @@ def run(
         listeners=[ProgressPrinter(console)],
         warn=lambda line: err.print(f"[yellow]warning:[/] {markup_safe(line)}", highlight=False),
     )
-    terminated = _sigterm_as_interrupt()
+    _sigterm_as_interrupt()
     try:
         outcome = run_task(options)
     except UsageError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        fail("stopped before the run began; nothing was changed", _interrupt_code(terminated))
+        fail("stopped before the run began; nothing was changed", INTERRUPTED)
     result = outcome.result
     try:
         if json_out:
@@ -126,7 +139,7 @@ def run(
     except BrokenPipeError:
         detach_closed()
     if result.stop_reason == "interrupted":
-        raise typer.Exit(_interrupt_code(terminated))
+        raise typer.Exit(INTERRUPTED)
     raise typer.Exit(0 if result.status == "verified" else 1)
 
 
@@ -287,30 +300,32 @@ def _terminal_ask(console: Console):  # type: ignore[no-untyped-def]
     return ask
 
 
-def _sigterm_as_interrupt() -> list[int]:
-    """SIGTERM ends a run the way Ctrl-C does (outputs written, worktree removed), reported as
-    what it was; the list the handler fills tells the exit code."""
-    received: list[int] = []
+def _sigterm_as_interrupt() -> None:
+    """SIGTERM ends a run the way Ctrl-C does (outputs written, worktree removed, exit 130),
+    and the message says it was SIGTERM."""
 
     def handler(signum: int, frame: object) -> None:
         from coder.loop.state import Terminated
 
-        received.append(signum)
         raise Terminated
 
     signal.signal(signal.SIGTERM, handler)
-    return received
-
-
-def _interrupt_code(terminated: list[int]) -> int:
-    """130 for Ctrl-C (DESIGN), 143 (128 + SIGTERM) when the run was terminated."""
-    return 128 + signal.SIGTERM if terminated else 130
 
 
 _mount_ci()
 
 
+def _help_width() -> None:
+    """Rich lays help out 80 columns wide when stdout is no terminal, cutting it short."""
+    import typer.rich_utils
+
+    sized = os.environ.get("TERMINAL_WIDTH") or os.environ.get("COLUMNS")
+    if not sys.stdout.isatty() and not sized:
+        typer.rich_utils.MAX_WIDTH = HELP_WIDTH_OFF_TERMINAL
+
+
 def main() -> None:
+    _help_width()
     app()
 
 

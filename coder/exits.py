@@ -9,6 +9,9 @@ from rich.console import Console
 
 from coder.display import markup_safe
 
+INTERRUPTED = 130
+"""Exit status of a run stopped by Ctrl-C or SIGTERM (DESIGN): the run directory is complete."""
+
 _stderr = Console(stderr=True)
 
 
