@@ -11,13 +11,16 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from coder.display import LastingConsole, detach_closed, markup_safe, plain
 from coder.exits import INTERRUPTED, fail
+
+if TYPE_CHECKING:
+    from sandbox.limits import Limits
 
 app = typer.Typer(
     name="coder",
@@ -72,6 +75,15 @@ def run(
     record: Annotated[
         Path | None, typer.Option(help="Write the model's replies as a replayable script.")
     ] = None,
+    max_memory: Annotated[
+        str | None, typer.Option(help="Memory per command, all its processes (default 4G).")
+    ] = None,
+    max_file_size: Annotated[
+        str | None, typer.Option(help="Largest file a command may write (default 512M).")
+    ] = None,
+    max_growth: Annotated[
+        str | None, typer.Option(help="How much one command may grow the worktree (1G).")
+    ] = None,
 ) -> None:
     """Run the agent on a repository."""
     from coder.loop.runner import RunOptions, UsageError, run_task
@@ -79,6 +91,7 @@ def run(
 
     if sandbox not in (None, "auto", "bwrap", "none"):
         fail(f"--sandbox must be auto, bwrap or none, not {sandbox!r}")
+    command_limits = _command_limits(max_memory, max_file_size, max_growth)
     stream = sys.stderr if json_out else sys.stdout
     console = LastingConsole(
         stderr=json_out, soft_wrap=not stream.isatty()
@@ -102,6 +115,7 @@ def run(
         allow_unverified=allow_unverified,
         base_url=base_url,
         record=record,
+        command_limits=command_limits,
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,
         listeners=[ProgressPrinter(console)],
         warn=lambda line: err.print(f"[yellow]warning:[/] {markup_safe(line)}", highlight=False),
@@ -241,6 +255,31 @@ def bench(
         fixtures_dir = Path("fixtures") if Path("fixtures").is_dir() else bundled
     console = Console() if sys.stdout.isatty() else Console(width=160)
     raise typer.Exit(bench_command(fixtures_dir, model, modes, only, workers, json_file, console))
+
+
+def _command_limits(memory: str | None, file_size: str | None, growth: str | None) -> Limits | None:
+    """The sandbox bounds the flags ask for (None: the defaults); a bad size exits 2."""
+    from sandbox.limits import Limits
+
+    if memory is None and file_size is None and growth is None:
+        return None
+    base = Limits()
+    return Limits(
+        memory_bytes=_size("--max-memory", memory, base.memory_bytes),
+        file_bytes=_size("--max-file-size", file_size, base.file_bytes),
+        growth_bytes=_size("--max-growth", growth, base.growth_bytes),
+    )
+
+
+def _size(flag: str, text: str | None, default: int) -> int:
+    from sandbox.limits import parse_size
+
+    if text is None:
+        return default
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        fail(f"{flag}: {exc}")
 
 
 def _mount_ci() -> None:

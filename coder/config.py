@@ -2,6 +2,12 @@
 
 Command-line flags win over the file; the file wins over defaults. Unknown keys are an error
 that names them, because a misspelt `max_turn` silently ignored is worse than a failed start.
+
+The file is part of the repository, so a model's step or a pull request can write it: it may
+tighten confinement, never loosen it. `sandbox = "none"` and a `protected` list that drops a
+default are ignored with a warning (`confinement`); only the command line turns the sandbox
+off. The file itself (`.coder.toml`, and the `[tool.coder]` table of pyproject.toml) is
+protected by default, so no step can change it.
 """
 
 from __future__ import annotations
@@ -41,10 +47,57 @@ class RepoConfig(BaseModel):
     context_tokens: int | None = Field(default=None, ge=1)
     """The most one model call's context may hold; default from the server's context window."""
     protected: list[str] | None = None
-    """Globs no step may touch."""
+    """Globs no step may touch, on top of the defaults (which a repository cannot drop)."""
+    include: list[str] | None = None
+    """Ignored paths to bring into the worktree (gitignore syntax, like .worktreeinclude)."""
+    setup_cmd: str | None = None
+    """Runs confined in the worktree before the baseline (a build step the tests need)."""
 
 
-DEFAULT_PROTECTED = [".github/**"]
+DEFAULT_PROTECTED = [".github/**", ".coder.toml"]
+CONFIG_TABLE = ("pyproject.toml", ("tool", "coder"))
+"""Where else configuration lives: protected as a table, so other pyproject edits stay allowed."""
+
+
+def confinement(
+    config: RepoConfig | None, *, sandbox_flag: str | None, always_protected: list[str]
+) -> tuple[str, list[str], list[str]]:
+    """(sandbox mode, protected globs, warnings) from the flag and the repository's file,
+    which may only tighten what the defaults give."""
+    warnings: list[str] = []
+    configured = config.sandbox if config else None
+    if configured == "none" and sandbox_flag is None:
+        warnings.append(
+            'the repository\'s configuration asks for sandbox = "none"; ignored: only '
+            "--sandbox none on the command line runs commands unconfined"
+        )
+        configured = None
+    mode = sandbox_flag or configured or "auto"
+    extra = list(config.protected) if config and config.protected is not None else []
+    dropped = [
+        d for d in DEFAULT_PROTECTED if config and config.protected is not None and d not in extra
+    ]
+    if dropped:
+        warnings.append(
+            f"the repository's configuration cannot drop protected paths ({', '.join(dropped)}); "
+            "they stay protected"
+        )
+    protected = list(dict.fromkeys([*DEFAULT_PROTECTED, *extra, *always_protected]))
+    return mode, protected, warnings
+
+
+def config_table(text: str | None) -> object:
+    """The parsed `[tool.coder]` table of a pyproject.toml's text (None when absent; the
+    text itself when it does not parse, so any edit of a broken file still counts)."""
+    if text is None:
+        return None
+    try:
+        data: object = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return text
+    for key in CONFIG_TABLE[1]:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
 
 
 def load_repo_config(repo: Path) -> RepoConfig:

@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict
 
 EventType = Literal[
     "run_started",
+    "environment",
+    "setup",
     "baseline",
     "model_call",
     "decision",

@@ -1,180 +1,169 @@
-"""The bubblewrap command line for one confined command.
+"""Commands under bubblewrap: the same-path view (sandbox/view.py) with the worktree as the
+only writable host path, no network, own PID/IPC/UTS namespaces, and no root privileges
+over the host's files (sandbox/privileges.py).
 
-Layout inside: the host file system read-only, a fresh /dev and /proc, a private size-capped
-/tmp with HOME in it, the user's own working tree hidden under an empty read-only tmpfs (its
-untracked `.env` and the like are not the command's to read), the git directories bound back
-read-only on top of that with each config replaced by a copy without credentials
-(sandbox/gitconfig.py), and the worktree writable at its own path, its `.git` file read-only
-(so a command cannot point the harness's later git calls at a directory it controls). No network, own PID/IPC/UTS
-namespaces, no capabilities: as root, bwrap would otherwise keep them all, and with them the
-power to remount / read-write. /proc/sys and /proc/sysrq-trigger are covered read-only
-because root without capabilities can still write sysctls through them.
+Each command gets a fresh mount list: git configs are scrubbed again (a step may have
+changed them) and the host's Unix sockets are looked up again (they come and go). The
+scratch files for that live in `/tmp/coder-gitconfig-<pid>-*` for the command's duration; a
+harness killed before it could remove them leaves them to the next one (sandbox/scratch.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
-from sandbox.gitconfig import read_entries
+from sandbox.acl import NOBODY_UID, grants
+from sandbox.environment import sandbox_environment
+from sandbox.homes import credential_files, hidden_homes, tool_dirs
 from sandbox.limits import Limits
-
-PRIVATE_HOME = "/tmp/home"
-PRIVATE_TMP = "/tmp"
-
-# Credential stores in the user's home, hidden from commands (the rest of / stays readable).
-CREDENTIAL_PATHS: tuple[str, ...] = (
-    ".ssh",
-    ".aws",
-    ".azure",
-    ".gnupg",
-    ".docker",
-    ".kube",
-    ".netrc",
-    ".git-credentials",
-    ".gitconfig",
-    ".config/git",
-    ".npmrc",
-    ".pypirc",
-    ".anthropic",
-    ".config/gh",
-    ".config/hub",
-    ".config/gcloud",
-    ".config/anthropic",
-    ".config/openai",
+from sandbox.privileges import choose_privileges
+from sandbox.repo_env import RepoEnvironment, plain_environment
+from sandbox.running import CommandResult, inside_root, run_limited
+from sandbox.scratch import scratch_dir, sweep_stale
+from sandbox.sockets import host_sockets
+from sandbox.view import (
+    PRIVATE_HOME,
+    PRIVATE_TMP,
+    HostFacts,
+    build_view,
+    covered_roots,
+    git_config_files,
 )
 
+SCRATCH_PREFIX = "coder-gitconfig-"
+NAMESPACES = ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+_SETUP_RETRIES = 3
 
-def bwrap_argv(
-    bwrap: str,
-    *,
-    root: Path,
-    cwd: Path,
-    limits: Limits,
-    read_only: Sequence[Path] = (),
-    masked: Sequence[Path] = (),
-    hidden: Sequence[Path] = (),
-    replaced: Sequence[tuple[Path, Path]] = (),
-) -> list[str]:
-    """Everything before the command itself (which follows as `bash -c COMMAND`).
 
-    `hidden` directories become empty and read-only, except for what is bound below them
-    (`read_only`, then `replaced` as (host file, path inside), then the worktree): the
-    tmpfs goes first so the binds land on it, and is made read-only last, because bwrap
-    creates their mount points in it."""
-    args = [
+class BwrapSandbox:
+    """Commands under bubblewrap, seeing the worktree at the checkout's path."""
+
+    name = "bwrap"
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        environment: RepoEnvironment | None = None,
+        bwrap: str = "bwrap",
+        limits: Limits | None = None,
+    ) -> None:
+        real = Path(os.path.realpath(root))
+        shared = NOBODY_UID if grants(real) else None
+        self.env = environment or plain_environment(real, shared_uid=shared)
+        self.root = self.env.worktree
+        self.view_root = self.env.checkout
+        self.limits = limits or Limits()
+        self._bwrap = shutil.which(bwrap) or bwrap
+        self._bash = shutil.which("bash") or "/bin/bash"
+        homes = hidden_homes(os.environ.get("HOME"))
+        tools = tool_dirs(os.environ.get("PATH", "").split(os.pathsep), homes, self.env.prefixes)
+        partial = HostFacts(homes=homes)
+        git = self.env.git
+        readable = [e.source for e in self.env.exposed]
+        if git is not None:
+            readable += [git.common_dir, git.common_dir / "objects"]
+            readable += [git.worktree_dir] if git.worktree_dir else []
+        self.privileges = choose_privileges(
+            shared_uid=self.env.shared_uid,
+            mount_point=self.env.checkout,
+            readable=readable,
+            covered=covered_roots(partial),
+        )
+        self.facts = HostFacts(
+            homes=homes,
+            tools=tools,
+            credentials=credential_files(tools),
+            privileged_masks=self.privileges.masks(),
+            git_configs=git_config_files(self.env),
+        )
+        self.notes = [self.privileges.note] if self.privileges.note else []
+        sweep_stale(SCRATCH_PREFIX)
+
+    def run(
+        self,
+        command: str,
+        *,
+        cwd: Path,
+        timeout_s: float,
+        env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        workdir = inside_root(self.root, cwd)
+        environment = sandbox_environment(
+            os.environ, env, home=str(PRIVATE_HOME), tmpdir=str(PRIVATE_TMP)
+        )
+        environment.update(self.privileges.env)
+        scratch = scratch_dir(SCRATCH_PREFIX)
+        try:
+            for _ in range(_SETUP_RETRIES):
+                sockets = host_sockets()
+                argv = self._argv(command, workdir, scratch, sockets)
+                result = run_limited(
+                    command,
+                    argv,
+                    workdir,
+                    environment,
+                    timeout_s,
+                    self.limits,
+                    growth_roots=[self.root],
+                )
+                if not _socket_vanished(result, sockets):
+                    return result
+            return result
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def _argv(self, command: str, workdir: Path, scratch: Path, sockets: list[Path]) -> list[str]:
+        plan = build_view(
+            self.env, self.facts, tmp_bytes=self.limits.tmp_bytes, scratch=scratch, sockets=sockets
+        )
+        caps = ["--cap-drop", "ALL"] if self.privileges.cap_drop else []
+        return [
+            self._bwrap,
+            "--die-with-parent",
+            "--new-session",
+            *NAMESPACES,
+            *caps,
+            *plan.argv(),
+            "--chdir",
+            str(self.env.view_path(workdir)),
+            "--",
+            *self.privileges.prefix,
+            self._bash,
+            "-c",
+            command,
+        ]
+
+
+def probe_argv(bwrap: str) -> list[str]:
+    """The smallest command line that needs what every confined command needs."""
+    return [
         bwrap,
         "--die-with-parent",
-        "--new-session",
-        "--unshare-net",
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--cap-drop",
-        "ALL",
+        *NAMESPACES,
         "--ro-bind",
         "/",
         "/",
         "--dev",
         "/dev",
-        "--size",
-        str(max(limits.tmp_bytes // 4, 1 << 20)),
-        "--tmpfs",
-        "/dev/shm",
-        "--remount-ro",
-        "/dev",
         "--proc",
         "/proc",
-        "--ro-bind",
-        "/proc/sys",
-        "/proc/sys",
-        "--ro-bind-try",
-        "/proc/sysrq-trigger",
-        "/proc/sysrq-trigger",
-        "--size",
-        str(limits.tmp_bytes),
+        "--perms",
+        "1777",
         "--tmpfs",
-        PRIVATE_TMP,
-        "--dir",
-        PRIVATE_HOME,
+        "/tmp",
+        "--",
+        "true",
     ]
-    for path in masked:
-        if path.is_dir():
-            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-        else:
-            args += ["--ro-bind", "/dev/null", str(path)]
-    for path in hidden:
-        args += ["--tmpfs", str(path)]
-    for path in read_only:
-        args += ["--ro-bind", str(path), str(path)]
-    for source, target in replaced:
-        args += ["--ro-bind", str(source), str(target)]
-    args += ["--bind", str(root), str(root)]
-    dot_git = root / ".git"
-    if dot_git.exists() and not dot_git.is_symlink():
-        args += ["--ro-bind", str(dot_git), str(dot_git)]
-    for path in hidden:
-        args += ["--remount-ro", str(path)]
-    args += ["--chdir", str(cwd)]
-    return args
 
 
-def git_dirs(root: Path) -> list[Path]:
-    """The directories git reads to work in `root` when `root` is a linked worktree."""
-    dot_git = root / ".git"
-    if not dot_git.is_file():
-        return []
-    try:
-        first = dot_git.read_text().splitlines()[0]
-    except (OSError, IndexError):
-        return []
-    if not first.startswith("gitdir:"):
-        return []
-    gitdir = (root / first.removeprefix("gitdir:").strip()).resolve()
-    dirs = [gitdir]
-    try:
-        common = (gitdir / (gitdir / "commondir").read_text().strip()).resolve()
-        dirs = [common] if gitdir.is_relative_to(common) else [common, gitdir]
-    except OSError:
-        pass
-    return [d for d in dirs if d.is_dir()]
-
-
-def config_files(git_dirs: Sequence[Path]) -> list[Path]:
-    """The config files in `git_dirs` that may hold credentials (replaced by clean copies)."""
-    names = ("config", "config.worktree")
-    return [d / name for d in git_dirs for name in names if (d / name).is_file()]
-
-
-def user_tree(root: Path, git_dirs: Sequence[Path]) -> Path | None:
-    """The user's own working tree, when `root` is a linked worktree of a repository that
-    has one: `<top>/.git` is the common directory (git_dirs lists it first), or the common
-    config names it in `core.worktree`. None for bare repositories and for `/`."""
-    if not git_dirs:
-        return None
-    common = git_dirs[0]
-    top: Path | None = None
-    if common.name == ".git":
-        top = common.parent
-    else:
-        entries = read_entries(common / "config") or []
-        worktrees = [e.value for e in entries if e.key == "core.worktree" and e.value]
-        if worktrees:
-            top = (common / worktrees[-1]).resolve()
-    if top is None or top == Path("/") or top == root or not top.is_dir():
-        return None
-    return top
-
-
-def credential_masks(home: Path, keep_visible: Sequence[Path]) -> list[Path]:
-    """Existing credential stores under `home`, except any that contain a path we need."""
-    masks: list[Path] = []
-    for relative in CREDENTIAL_PATHS:
-        path = home / relative
-        if not path.exists():
-            continue
-        path = path.resolve()  # bwrap mounts over what a symlink points to
-        if any(needed == path or needed.is_relative_to(path) for needed in keep_visible):
-            continue
-        masks.append(path)
-    return masks
+def _socket_vanished(result: CommandResult, sockets: list[Path]) -> bool:
+    """bwrap could not mask a socket that went away between the lookup and the mount."""
+    return (
+        result.exit_code == 1
+        and result.output.startswith("bwrap: ")
+        and any(not os.path.lexists(s) for s in sockets)
+    )

@@ -62,8 +62,12 @@ class RollbackReport:
 
 
 class Checkpoints:
-    def __init__(self, workspace_path: Path) -> None:
+    def __init__(self, workspace_path: Path, *, max_file_bytes: int | None = None) -> None:
         self.root = Path(workspace_path)
+        self.max_file_bytes = max_file_bytes
+        """No file larger than this is ever committed (the commands' file size bound)."""
+        self.left_out: list[str] = []
+        """What the last commit left out for being over it (and took out of the worktree)."""
         self._taken: dict[str, Checkpoint] = {}  # by sha: the latest checkpoint at each commit
 
     def take(self, step_id: str) -> Checkpoint:
@@ -82,10 +86,35 @@ class Checkpoints:
         return scan_worktree(self.root, None if full == head else full).changes
 
     def commit(self, message: str) -> str:
-        """Stage everything and commit, even when nothing changed; returns the new sha."""
+        """Stage everything and commit, even when nothing changed; returns the new sha.
+        A file over `max_file_bytes` is never staged (git would hold all of it in memory):
+        it is taken out of the worktree first, back to its committed version if it has one."""
+        self.left_out = self._drop_oversized()
         git(["add", "-A"], self.root)
         git(["commit", "-q", "--allow-empty", "--no-verify", "-m", message], self.root)
         return git_line(["rev-parse", "HEAD"], self.root)
+
+    def _drop_oversized(self) -> list[str]:
+        if self.max_file_bytes is None:
+            return []
+        listed = split_z(
+            git(["ls-files", "-z", "--others", "--exclude-standard", "--modified"], self.root)
+        )
+        big = []
+        for rel in dict.fromkeys(listed):
+            try:
+                info = (self.root / rel).lstat()
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_size > self.max_file_bytes:
+                big.append(rel)
+        if big:
+            tracked = set(split_z(git(["ls-files", "-z", "--", *big], self.root)))
+            for rel in big:
+                (self.root / rel).unlink()
+            if tracked:
+                git(["checkout", "-q", "HEAD", "--", *sorted(tracked)], self.root)
+        return big
 
     def contains(self, commit: str, sha: str) -> bool:
         """Whether `sha` is in the history of `commit` (a rollback to `commit` keeps it)."""

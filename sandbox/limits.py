@@ -1,10 +1,12 @@
 """Resource limits for confined commands, applied before the command's first instruction.
 
-Memory is an `RLIMIT_AS` per process. Processes are capped by a pids cgroup when the host lets
-us create one (root, or a delegated cgroup): `RLIMIT_NPROC` does nothing for uid 0 and counts
-every process the user owns, so it is only a fallback for unprivileged users. Whatever the
-cap, a fork bomb still ends at its timeout: the runner kills the process group, the cgroup,
-and under bwrap the PID namespace dies with its init.
+A command's total memory and process count are bounded by its own cgroup when the host lets
+us make one (sandbox/cgroups.py); `RLIMIT_AS` per process is only the fallback where it does
+not, and `RLIMIT_NPROC` the fallback for unprivileged users (it does nothing for uid 0 and
+counts every process the user owns). Files are bounded by `RLIMIT_FSIZE` (a write past it
+fails with EFBIG or SIGXFSZ), the worktree's growth by a watcher in the wait loop
+(sandbox/growth.py). Whatever the cap, a fork bomb still ends at its timeout: the runner
+kills the process group, the cgroup, and under bwrap the PID namespace dies with its init.
 
 Limits are applied by exec-ing through `prlimit` (and a one-line `sh` that joins the cgroup)
 rather than by a Python `preexec_fn`: that keeps `subprocess` on its vfork path, which matters
@@ -16,137 +18,88 @@ from __future__ import annotations
 import os
 import resource
 import shutil
-import signal
-import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
+from sandbox.cgroups import CommandCgroup
 from sandbox.output import DEFAULT_OUTPUT_CAP
 
-_CGROUP_V1 = Path("/sys/fs/cgroup/pids")
-_CGROUP_V2 = Path("/sys/fs/cgroup")
-_GROUP_NAME = "coder-sandbox"
-_JOIN_CGROUP = '{ echo $$ >"$0"; } 2>/dev/null; exec "$@"'
+_JOIN_CGROUP = (
+    'while [ "$1" != -- ]; do { echo $$ >"$1"; } 2>/dev/null; shift; done; shift; exec "$@"'
+)
 
 
 @dataclass(frozen=True)
 class Limits:
     memory_bytes: int = 4 << 30
-    """Address space per process (RLIMIT_AS); allocating more fails inside the command."""
+    """Memory of the whole command (its cgroup), else address space per process (RLIMIT_AS)."""
     max_processes: int = 512
     """Processes and threads one command may have at once (pids cgroup, else RLIMIT_NPROC)."""
     output_cap: int = DEFAULT_OUTPUT_CAP
     """Bytes of merged output kept (head and tail); the rest is counted, not stored."""
     tmp_bytes: int = 1 << 30
     """Size of the private /tmp (and a quarter of it for /dev/shm) under bwrap."""
-    use_pids_cgroup: bool = True
-    """Use a pids cgroup when the host offers one."""
+    file_bytes: int = 512 << 20
+    """Largest file a command may write (RLIMIT_FSIZE); nothing larger is ever committed."""
+    growth_bytes: int = 1 << 30
+    """How much one command may grow the worktree before it is killed."""
+    use_cgroup: bool = True
+    """Use a per-command cgroup when the host offers one."""
 
 
-class PidsCgroup:
-    """A throwaway pids cgroup holding one command and everything it forks."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    @property
-    def procs_path(self) -> str:
-        return str(self.path / "cgroup.procs")
-
-    @classmethod
-    def create(cls, max_processes: int) -> PidsCgroup | None:
-        parent = _cgroup_parent()
-        if parent is None:
-            return None
-        path = parent / uuid.uuid4().hex[:12]
-        try:
-            path.mkdir()
-            (path / "pids.max").write_text(f"{max_processes}\n")
-        except OSError:
-            _rmdir_quietly(path)
-            return None
-        return cls(path)
-
-    def pids(self) -> list[int]:
-        try:
-            text = (self.path / "cgroup.procs").read_text()
-        except OSError:
-            return []
-        return [int(line) for line in text.split()]
-
-    def kill_all(self) -> None:
-        kill_file = self.path / "cgroup.kill"
-        if kill_file.exists():
-            try:
-                kill_file.write_text("1\n")
-                return
-            except OSError:
-                pass
-        for _ in range(50):
-            pids = self.pids()
-            if not pids:
-                return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-
-    def remove(self, wait_s: float = 2.0) -> None:
-        """rmdir once the last process is released (usually within a millisecond)."""
-        deadline = time.monotonic() + wait_s
-        pause = 0.0005
-        while True:
-            try:
-                self.path.rmdir()
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                if time.monotonic() >= deadline:
-                    return  # left for _sweep_leftovers on a later run
-                if pause >= 0.004:
-                    self.kill_all()
-                time.sleep(pause)
-                pause = min(pause * 2, 0.05)
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
-def pids_cgroup_available() -> bool:
-    """Whether commands get a hard process cap on this host (else only the timeout stops a
-    fork bomb, plus RLIMIT_NPROC for unprivileged users)."""
-    return _cgroup_parent() is not None
+def parse_size(text: str) -> int:
+    """`4G`, `512MiB`, `1.5g`, `1048576` as bytes; ValueError with the accepted forms."""
+    value = text.strip().lower().removesuffix("ib").removesuffix("b")
+    unit = value[-1:] if value[-1:] in _UNITS and value[-1:] else ""
+    number = value[: len(value) - len(unit)]
+    try:
+        size = int(float(number) * _UNITS[unit])
+    except ValueError:
+        raise ValueError(f"{text!r} is not a size; write it like 4G, 512M or 1048576") from None
+    if size <= 0:
+        raise ValueError(f"{text!r}: a size must be positive")
+    return size
 
 
 def spawn_plan(
-    limits: Limits, cgroup: PidsCgroup | None
+    limits: Limits, cgroup: CommandCgroup | None
 ) -> tuple[list[str], Callable[[], None] | None]:
     """The argv prefix (and, without `prlimit`, a preexec_fn) that applies the limits."""
-    nproc = _nproc_limit(limits.max_processes)
+    controllers = cgroup.controllers if cgroup else set()
+    nproc = None if "pids" in controllers else _nproc_limit(limits.max_processes)
+    memory = None if "memory" in controllers else limits.memory_bytes
+    procs = cgroup.procs_paths if cgroup else []
     prlimit = _which("prlimit")
     if prlimit is None:
-        procs = cgroup.procs_path if cgroup else None
-        return [], lambda: _limit_self(limits.memory_bytes, nproc, procs)
-    prefix = ["/bin/sh", "-c", _JOIN_CGROUP, cgroup.procs_path] if cgroup else []
-    prefix += [prlimit, f"--as={limits.memory_bytes}", "--core=0"]
+        return [], lambda: _limit_self(memory, nproc, limits.file_bytes, procs)
+    prefix = ["/bin/sh", "-c", _JOIN_CGROUP, "coder-join", *procs, "--"] if procs else []
+    prefix += [prlimit, "--core=0", f"--fsize={limits.file_bytes}"]
+    if memory is not None:
+        prefix.append(f"--as={memory}")
     if nproc is not None:
         prefix.append(f"--nproc={nproc}")
     return [*prefix, "--"], None
 
 
-def _limit_self(memory_bytes: int, nproc: int | None, cgroup_procs: str | None) -> None:
+def _limit_self(
+    memory_bytes: int | None, nproc: int | None, file_bytes: int, cgroup_procs: list[str]
+) -> None:
     """Runs in the forked child when `prlimit` is missing: only async-signal-safe-ish calls."""
-    if cgroup_procs:
+    for procs in cgroup_procs:
         try:
-            fd = os.open(cgroup_procs, os.O_WRONLY)
+            fd = os.open(procs, os.O_WRONLY)
             os.write(fd, str(os.getpid()).encode())
             os.close(fd)
         except OSError:
             pass
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    if memory_bytes is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
     if nproc is not None:
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
@@ -169,54 +122,3 @@ def _nproc_limit(max_processes: int) -> int | None:
 @cache
 def _which(name: str) -> str | None:
     return shutil.which(name)
-
-
-@cache
-def _cgroup_parent() -> Path | None:
-    """Where per-command pids cgroups go, or None when the host does not let us make them."""
-    candidates: list[tuple[Path, Path | None]] = [(_CGROUP_V1, None)]
-    if "pids" in _read(_CGROUP_V2 / "cgroup.subtree_control").split():
-        candidates.append((_CGROUP_V2, _CGROUP_V2 / _GROUP_NAME / "cgroup.subtree_control"))
-    for base, subtree_control in candidates:
-        if not (base / "cgroup.procs").exists():
-            continue
-        parent = base / _GROUP_NAME
-        try:
-            parent.mkdir(exist_ok=True)
-            if subtree_control is not None:
-                subtree_control.write_text("+pids\n")
-            probe = parent / f"probe-{uuid.uuid4().hex[:8]}"
-            probe.mkdir()
-            usable = (probe / "pids.max").exists()
-            probe.rmdir()
-        except OSError:
-            continue
-        if usable:
-            _sweep_leftovers(parent)
-            return parent
-    return None
-
-
-def _sweep_leftovers(parent: Path, min_age_s: float = 60.0) -> None:
-    """Remove empty cgroups a killed harness left; young ones may belong to a live command."""
-    now = time.time()
-    for child in parent.iterdir():
-        try:
-            if child.is_dir() and now - child.stat().st_mtime > min_age_s:
-                child.rmdir()
-        except OSError:
-            pass
-
-
-def _rmdir_quietly(path: Path) -> None:
-    try:
-        path.rmdir()
-    except OSError:
-        pass
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""

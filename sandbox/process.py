@@ -28,7 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.limits import PidsCgroup
+from sandbox.cgroups import CommandCgroup
+from sandbox.growth import TICK_S, GrowthWatch
 from sandbox.output import CappedOutput
 
 TIMEOUT_EXIT_CODE = 124  # what timeout(1) reports; the result also says timed_out
@@ -47,6 +48,8 @@ class ProcessOutcome:
     timed_out: bool
     killed: bool
     dropped_bytes: int
+    outgrown: bool = False  # killed by the growth watcher
+    cgroup_bound: str | None = None  # memory | pids, from the cgroup's counters
 
 
 def run_process(
@@ -57,11 +60,14 @@ def run_process(
     timeout_s: float,
     output_cap: int,
     preexec_fn: Callable[[], None] | None = None,
-    cgroup: PidsCgroup | None = None,
+    cgroup: CommandCgroup | None = None,
     sweeper: bool = False,
+    growth: GrowthWatch | None = None,
 ) -> ProcessOutcome:
     """`sweeper`: the process kills its descendants on SIGTERM (sandbox/reaper.py), so a
-    kill asks it first and SIGKILLs the group only after it exited or REAPER_GRACE_S."""
+    kill asks it first and SIGKILLs the group only after it exited or REAPER_GRACE_S.
+    `growth`: asked every TICK_S; when it says the worktree outgrew its bound, everything
+    is killed as on a timeout."""
     start = time.monotonic()
     capture = CappedOutput(output_cap)
     try:
@@ -81,17 +87,19 @@ def run_process(
             cgroup.remove()
         message = f"could not start the command: {error.strerror or error}"
         return ProcessOutcome(127, time.monotonic() - start, message, False, False, 0)
+    cgroup_bound = None
     assert proc.stdout is not None
     watch = _ExitWatch(proc.pid)
     kill = _Killer(proc.pid, cgroup, sweeper)
     try:
-        timed_out = _pump(proc, watch, capture, start + timeout_s, kill)
+        timed_out, outgrown = _pump(proc, watch, capture, start + timeout_s, kill, growth)
     finally:  # Ctrl-C, a bug or a normal end: nothing the command started may outlive it
         kill()
         watch.close()
         proc.stdout.close()
         returncode = proc.wait()
         if cgroup is not None:
+            cgroup_bound = cgroup.bound_hit()
             cgroup.remove()
     if timed_out:
         exit_code = TIMEOUT_EXIT_CODE
@@ -104,8 +112,10 @@ def run_process(
         duration_s=time.monotonic() - start,
         output=capture.text(),
         timed_out=timed_out,
-        killed=timed_out,  # leftovers after an exit die without counting as a kill
+        killed=timed_out or outgrown,  # leftovers after an exit die without counting
         dropped_bytes=capture.dropped,
+        outgrown=outgrown,
+        cgroup_bound=cgroup_bound,
     )
 
 
@@ -115,10 +125,12 @@ def _pump(
     capture: CappedOutput,
     deadline: float,
     kill: _Killer,
-) -> bool:
+    growth: GrowthWatch | None,
+) -> tuple[bool, bool]:
     """Read until the pipe closes and the command has exited. The moment the command exits,
     what it left running is killed (as the PID namespace does under bwrap); on the deadline,
-    everything is. Then the pipe gets a bounded time to drain."""
+    or when the worktree outgrew its bound, everything is. Then the pipe gets a bounded time
+    to drain. Returns (timed out, outgrown)."""
     assert proc.stdout is not None
     out_fd = proc.stdout.fileno()
     os.set_blocking(out_fd, False)
@@ -126,7 +138,7 @@ def _pump(
     selector.register(out_fd, selectors.EVENT_READ, "out")
     if watch.fd is not None:
         selector.register(watch.fd, selectors.EVENT_READ, "exit")
-    timed_out = False
+    timed_out = outgrown = False
     pipe_open = True
     give_up_at = math.inf  # once everything was killed: stop waiting for the pipe then
     try:
@@ -145,8 +157,13 @@ def _pump(
                 kill()
                 give_up_at = now + KILL_DRAIN_S
                 continue
+            elif growth is not None and growth.exceeded():
+                outgrown = True
+                kill()
+                give_up_at = now + KILL_DRAIN_S
+                continue
             else:
-                wake = deadline
+                wake = deadline if growth is None else min(deadline, now + TICK_S)
             if watch.fd is None:
                 wake = min(wake, now + 0.01)  # no pidfd: poll for the exit
             for key, _ in selector.select(max(0.0, wake - now)):
@@ -162,7 +179,7 @@ def _pump(
                     pipe_open = False
     finally:
         selector.close()
-    return timed_out
+    return timed_out, outgrown
 
 
 def _read(fd: int) -> bytes | None:
@@ -176,7 +193,7 @@ class _Killer:
     """SIGKILL for the command's process group and cgroup, after asking a sweeping leader
     to clean up (only while it still runs: a leader that exited has swept already)."""
 
-    def __init__(self, pid: int, cgroup: PidsCgroup | None, sweeper: bool) -> None:
+    def __init__(self, pid: int, cgroup: CommandCgroup | None, sweeper: bool) -> None:
         self.pid = pid
         self.cgroup = cgroup
         self.sweeper = sweeper

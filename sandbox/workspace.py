@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
+from sandbox.acl import NOBODY_UID, grant_tree
 from sandbox.gitcli import GitError, git, git_line, git_ok
 
 WORKTREES_DIR = "coder-worktrees"
@@ -53,6 +54,8 @@ class Workspace:
     user_tree_dirty: bool
     detached_head: bool = False
     notes: list[str] = field(default_factory=list)  # one line each, for the person
+    shared_uid: int | None = None
+    """The uid the worktree is writable for by ACL inheritance (root harness: `nobody`)."""
     _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
@@ -73,7 +76,11 @@ class Workspace:
         path.parent.mkdir(parents=True, exist_ok=True)
         owner = _owner_file(path)
         _write_owner(owner, run_id)
+        shared_uid = None
         try:
+            path.mkdir()  # empty, so the ACL is in place before git writes the first file
+            if os.geteuid() == 0 and grant_tree(path, NOBODY_UID):
+                shared_uid = NOBODY_UID
             git([*_CHECKOUT, "worktree", "add", "-q", "-b", branch, str(path), base], top)
         except BaseException as error:  # Ctrl-C included: leave nothing half made
             _remove_worktree(top, path)
@@ -98,6 +105,7 @@ class Workspace:
             user_tree_dirty=dirty,
             detached_head=branch_name is None,
             notes=notes,
+            shared_uid=shared_uid,
         )
 
     def close(self) -> None:

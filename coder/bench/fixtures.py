@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from coder.bench.layout import Layout, load_layout
 
 MODES = ("contract", "react", "plan")
 
@@ -31,6 +33,8 @@ class Fixture:
     name: str
     path: Path
     spec: TaskFile
+    layout: Layout = field(default_factory=Layout)
+    """What git does not hold, laid out after the first commit (coder/bench/layout.py)."""
 
     @property
     def repo(self) -> Path:
@@ -84,6 +88,14 @@ def _check(path: Path, modes: tuple[str, ...], problems: list[str]) -> Fixture |
     for sub in ("repo", "acceptance"):
         if not (path / sub).is_dir():
             problems.append(f"{path.name}: missing {sub}/")
+    layout = Layout()
+    try:
+        layout = load_layout(path)
+    except ValueError as exc:
+        problems.append(f"{path.name}/layout.toml: {exc}")
+    for source in layout.submodules.values():
+        if not (path / source).is_dir():
+            problems.append(f"{path.name}/layout.toml: no directory {source}/ for a submodule")
     for mode in modes:
         script = path / "scripts" / f"{mode}.json"
         if not script.is_file():
@@ -94,7 +106,7 @@ def _check(path: Path, modes: tuple[str, ...], problems: list[str]) -> Fixture |
             problems.append(f"{path.name}/scripts/{mode}.json: {problem}")
     if len(problems) > before or spec is None:
         return None
-    return Fixture(path.name, path, spec)
+    return Fixture(path.name, path, spec, layout)
 
 
 def _script_problem(path: Path) -> str | None:

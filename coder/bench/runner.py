@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from coder.bench.fixtures import Fixture
+from coder.bench.layout import lay_out
 from sandbox.gitcli import git
 
 ACCEPTANCE_TIMEOUT_S = 120.0
@@ -22,6 +23,7 @@ FIXTURE_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": "-p no:c
 def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
     from coder.loop.runner import RunOptions, UsageError, run_task
     from sandbox.confine import make_sandbox
+    from sandbox.repo_env import prepare_tree_environment
 
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix=f"coder-bench-{fixture.name}-{mode}-"))
@@ -44,7 +46,10 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
         judge = work / "judge"
         git(["worktree", "add", "--detach", str(judge), result.final_commit or "HEAD"], repo)
         shutil.copytree(fixture.acceptance, judge, dirs_exist_ok=True)
-        sandbox = make_sandbox("auto", judge)
+        environment = prepare_tree_environment(
+            judge, include=[], sandbox_mode="auto", test_cmd=fixture.spec.acceptance_cmd
+        )
+        sandbox = make_sandbox("auto", judge, environment=environment)
         acceptance = sandbox.run(
             fixture.spec.acceptance_cmd,
             cwd=judge,
@@ -128,4 +133,5 @@ def _make_repo(fixture: Fixture, repo: Path) -> Path:
     git(["init", "-q", "-b", "main"], repo)
     git(["add", "-A"], repo)
     git(["commit", "-q", "-m", f"fixture {fixture.name}"], repo)
+    lay_out(fixture.path, repo, fixture.layout)
     return repo

@@ -23,10 +23,15 @@ from coder.ci.gitrefs import git, is_repository, merge_base, resolve_commit
 from coder.ci.pr_context import gather_facts, render_context
 from coder.ci.pr_effect import pr_effect
 from coder.ci.push import push_commit, remote_exists
-from coder.ci.suite import SuiteOutcome, choose_test_command, compare_runs, run_suite
+from coder.ci.suite import (
+    SuiteOutcome,
+    choose_test_command,
+    compare_runs,
+    run_suite,
+    tree_sandbox,
+)
 from coder.ci.trees import commit_tree
 from contracts.result import PullRequestRecord
-from sandbox.confine import SandboxUnavailable, make_sandbox
 
 if TYPE_CHECKING:
     from coder.loop.runner import RunOutcome
@@ -205,11 +210,8 @@ def _suite_at(
             raise CiInputError(
                 "no test command: pass --test-cmd or set test_cmd in [tool.coder] / .coder.toml"
             )
-        try:
-            sandbox = make_sandbox(options.sandbox, tree, warn=options.warn)
-        except SandboxUnavailable as exc:
-            raise CiInputError(str(exc)) from None
         command = choice.command.command
+        sandbox = tree_sandbox(tree, options.sandbox, command, options.warn)
         suite = run_suite(
             sandbox, tree, command, ref=ref, commit=commit, timeout_s=choice.timeout_s
         )
@@ -247,6 +249,8 @@ def _run_and_push(
                     warn=options.warn,
                     run_id=run_id,
                     always_protected=DEFAULT_PROTECTED,
+                    environment_from=repo if run_repo != repo else None,
+                    named_secrets=False,
                     task_context=context,
                     pr=target.record(),
                 )

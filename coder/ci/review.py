@@ -28,10 +28,15 @@ from coder.ci.report import (
     ReviewReport,
     SuiteReport,
 )
-from coder.ci.suite import SuiteOutcome, choose_test_command, compare_runs, run_suite
+from coder.ci.suite import (
+    SuiteOutcome,
+    choose_test_command,
+    compare_runs,
+    run_suite,
+    tree_sandbox,
+)
 from coder.ci.symbols import call_sites, file_symbol_changes
 from coder.ci.trees import commit_tree
-from sandbox.confine import SandboxUnavailable, make_sandbox
 from summarizers.diffs import summarize_diff
 
 DIFF_BUDGET = 1500
@@ -193,8 +198,5 @@ def _run(
         if line not in warnings:
             warnings.append(line)
 
-    try:
-        sandbox = make_sandbox(options.sandbox, tree, warn=warn)
-    except SandboxUnavailable as exc:
-        raise CiInputError(str(exc)) from None
+    sandbox = tree_sandbox(tree, options.sandbox, command, warn)
     return run_suite(sandbox, tree, command, ref=ref, commit=commit, timeout_s=timeout_s)

@@ -8,14 +8,17 @@ runner prints them) let a base run tell new failures from old ones.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from coder.ci.errors import CiInputError
 from coder.ci.report import SuiteRun
 from coder.config import ConfigError, detect_test_cmd, load_repo_config
 from coder.loop.final_check import OUTCOME_ENV
-from sandbox.confine import Sandbox
+from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
+from sandbox.repo_env import RepoEnvironmentError, prepare_tree_environment
 from summarizers.logs import compact_log
 from summarizers.outcomes import parse_outcomes
 
@@ -55,6 +58,31 @@ def choose_test_command(flag: str | None, tree: Path) -> CommandChoice:
     if detected:
         return CommandChoice(SuiteCommand(detected, "detected"), timeout, warnings)
     return CommandChoice(None, timeout, warnings)
+
+
+def tree_sandbox(
+    tree: Path, mode: str, command: str | None, warn: Callable[[str], None] | None
+) -> Sandbox:
+    """The sandbox for a tree of one commit, with the checkout's environment as a run gets
+    it (dependencies, `include`, submodules); a problem is a CiInputError."""
+    try:
+        config = load_repo_config(tree)
+    except ConfigError:
+        config = None  # choose_test_command already said so
+    try:
+        environment = prepare_tree_environment(
+            tree,
+            include=(config.include if config else None) or [],
+            sandbox_mode=mode,
+            test_cmd=command,
+        )
+        sandbox = make_sandbox(mode, tree, warn=warn, environment=environment)
+    except (RepoEnvironmentError, SandboxUnavailable) as exc:
+        raise CiInputError(str(exc)) from None
+    if warn is not None:
+        for note in environment.notes:
+            warn(note)
+    return sandbox
 
 
 @dataclass(frozen=True)

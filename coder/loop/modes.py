@@ -75,6 +75,15 @@ def run_react(rt: Runtime) -> None:
     rt.session.run_phase(Phase("react", REACT_TOOLS, briefing, lambda tool, args: None))
     if rt.checkpoints.changes_since("HEAD"):
         rt.checkpoints.commit("coder: react run")
+        if rt.checkpoints.left_out:
+            rt.trace.emit("observation", tool=None, status="error", text=oversized_note(rt))
+
+
+def oversized_note(rt: Runtime) -> str:
+    bound = rt.checkpoints.max_file_bytes
+    return f"left out of the commit, over the {bound} byte file size bound: " + ", ".join(
+        rt.checkpoints.left_out
+    )
 
 
 MODES: dict[str, Callable[[Runtime], None]] = {
@@ -124,6 +133,8 @@ def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
 
 def _commit(rt: Runtime, step_id: str, checks: list[Check], status: str = "verified") -> None:
     sha = rt.checkpoints.commit(f"coder: {step_id}")
+    if rt.checkpoints.left_out:
+        rt.trace.emit("observation", tool=None, status="error", text=oversized_note(rt))
     rt.state.step_commits[step_id] = sha
     full = [c.run for c in checks if c.run and c.run.requested == rt.test_cmd]
     if full:

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from coder.config import (
-    DEFAULT_PROTECTED,
     ConfigError,
-    RepoConfig,
+    confinement,
     detect_test_cmd,
     load_repo_config,
 )
@@ -41,7 +40,10 @@ from contracts.result import FinalCheck, PullRequestRecord, RunResult
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
 from sandbox.gitcli import GitError, git_line
+from sandbox.limits import Limits as CommandLimits
 from sandbox.policy import PathPolicy
+from sandbox.repo_env import RepoEnvironment, RepoEnvironmentError, prepare_environment
+from sandbox.setup import SetupFailed, run_setup
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
 from summarizers.repomap import RepoMapCache, build_repo_map
 
@@ -81,6 +83,12 @@ class RunOptions:
     """Globs protected whatever the repository's config says (the PR bot protects .github/**)."""
     command_env: dict[str, str] = field(default_factory=dict)
     """Extra environment for every confined command (secrets are still stripped)."""
+    command_limits: CommandLimits | None = None
+    """Memory, file size and growth bounds per command (never from repository config)."""
+    environment_from: Path | None = None
+    """Where the ignored dependencies are, when `repo` is a throwaway clone of a checkout."""
+    named_secrets: bool = True
+    """Whether secret-looking files named in `include` come in (never for a PR's config)."""
     task_context: str = ""
     """Background the plan and revise briefings show with the task, e.g. the pull request the
     PR bot is fixing; kept apart from the task so the task stays what was asked."""
@@ -118,28 +126,57 @@ def run_task(options: RunOptions) -> RunOutcome:
             options.out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"--out {options.out_dir}: {exc.strerror or exc}") from None
+    mode, protected, warnings = confinement(
+        config, sandbox_flag=options.sandbox, always_protected=options.always_protected
+    )
+    for warning in warnings:
+        _warn(options, warning)
     try:
         prune_stale_worktrees(repo)
         workspace = Workspace.create(repo, run_id)
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
-    if options.sandbox is None and config and config.sandbox == "none" and options.warn:
-        options.warn('this repository\'s configuration turns the sandbox off (sandbox = "none")')
+    test_cmd = options.test_cmd or (config and config.test_cmd) or detect_test_cmd(workspace.path)
     try:
-        sandbox = make_sandbox(
-            options.sandbox or (config and config.sandbox) or "auto",
+        environment = prepare_environment(
+            workspace,
+            include=(config.include if config else None) or [],
+            sandbox_mode=mode,
+            test_cmd=test_cmd,
+            allow_unverified=options.allow_unverified,
+            source=options.environment_from,
+            named_secrets=options.named_secrets,
+        )
+        inner = make_sandbox(
+            mode,
             workspace.path,
             warn=options.warn,
+            environment=environment,
+            limits=options.command_limits,
         )
-    except SandboxUnavailable as exc:
-        workspace.close()
+    except (RepoEnvironmentError, SandboxUnavailable) as exc:
         workspace.delete_branch()
         raise UsageError(str(exc)) from None
-    sandbox = EnvSandbox(sandbox, {**COMMAND_ENV, **options.command_env})
+    for note in environment.notes:
+        _warn(options, note)
+    sandbox = EnvSandbox(inner, {**COMMAND_ENV, **options.command_env})
     with workspace:
         rt = _runtime(
-            options, config, workspace, sandbox, model, model_spec, limits, run_dir, run_id
+            options,
+            workspace,
+            sandbox,
+            model,
+            model_spec,
+            limits,
+            run_dir,
+            run_id,
+            environment=environment,
+            protected=protected,
+            test_cmd=test_cmd,
         )
+        setup_cmd = config.setup_cmd if config else None
+        if setup_cmd:
+            _setup(rt, workspace, setup_cmd)
         try:
             result = _drive(rt, workspace, model_spec, options)
         except BaselineUnrunnable as exc:
@@ -161,7 +198,6 @@ def _top_level(path: Path) -> Path:
 
 def _runtime(
     options: RunOptions,
-    config: RepoConfig | None,
     workspace: Workspace,
     sandbox: Sandbox,
     model: Model,
@@ -169,14 +205,15 @@ def _runtime(
     limits: Limits,
     run_dir: Path,
     run_id: str,
+    *,
+    environment: RepoEnvironment,
+    protected: list[str],
+    test_cmd: str | None,
 ) -> Runtime:
     run_dir.mkdir(parents=True, exist_ok=True)
     trace = TraceWriter(run_dir / "trace.jsonl", run_id)
     for listener in options.listeners:
         trace.subscribe(listener)
-    test_cmd = options.test_cmd or (config and config.test_cmd) or detect_test_cmd(workspace.path)
-    configured = config.protected if config and config.protected is not None else DEFAULT_PROTECTED
-    protected = list(dict.fromkeys([*configured, *options.always_protected]))
     state = RunState()
     policy = PathPolicy(workspace.path, [], protected)
     toolbox = ToolBox(workspace.path, sandbox, policy, limits.cmd_timeout_s)
@@ -195,6 +232,7 @@ def _runtime(
         notes=workspace.notes,
         limits=limits.__dict__,
     )
+    trace.emit("environment", **environment.summary())
     return Runtime(
         task=options.task,
         task_context=options.task_context,
@@ -204,7 +242,9 @@ def _runtime(
         session=Session(model, toolbox, trace, state, limits, SYSTEM_RULES, options.ask),
         toolbox=toolbox,
         sandbox=sandbox,
-        checkpoints=Checkpoints(workspace.path),
+        checkpoints=Checkpoints(
+            workspace.path, max_file_bytes=(options.command_limits or CommandLimits()).file_bytes
+        ),
         trace=trace,
         state=state,
         limits=limits,
@@ -266,6 +306,28 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
             )
         rt.trace.close()
     return result
+
+
+def _setup(rt: Runtime, workspace: Workspace, command: str) -> None:
+    """The repository's setup_cmd, before the baseline; a failure ends the run before it
+    began (exit 2), with the output's tail in the run directory and the trace."""
+    try:
+        result = run_setup(rt.sandbox, rt.root, command, rt.limits.cmd_timeout_s)
+    except SetupFailed as failure:
+        (rt.run_dir / "setup.log").write_text(rt.trace.redact(failure.log) + "\n", encoding="utf-8")
+        rt.trace.emit(
+            "setup", command=command, status="failed", message=str(failure), log=failure.log
+        )
+        rt.trace.close()
+        workspace.delete_branch()
+        raise UsageError(f"{failure} (output: {rt.run_dir / 'setup.log'})") from None
+    rt.state.command_s += result.duration_s
+    rt.trace.emit("setup", command=command, status="ok", duration_s=round(result.duration_s, 3))
+
+
+def _warn(options: RunOptions, line: str) -> None:
+    if options.warn is not None:
+        options.warn(line)
 
 
 def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:

@@ -25,6 +25,8 @@ class EnvSandbox:
     def __init__(self, inner: Sandbox, env: Mapping[str, str]) -> None:
         self.inner = inner
         self.name = inner.name
+        self.root = inner.root
+        self.view_root = inner.view_root
         self.env = dict(env)
 
     def run(

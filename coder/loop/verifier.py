@@ -15,6 +15,7 @@ from typing import Any
 
 import regex
 
+from coder.config import CONFIG_TABLE, config_table
 from coder.loop.baseline import Baseline
 from coder.loop.testruns import TestRun, judge, named_by, run_tests
 from coder.tools.textfile import NotText, decode_file
@@ -96,6 +97,13 @@ def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
     touched = [c.path for c in changes] + [c.old_path for c in changes if c.old_path]
     changed = list(dict.fromkeys(touched))
     outside = out_of_scope(changed, step.contract.intended_modification.files, env.protected)
+    table_file = CONFIG_TABLE[0]
+    if table_file in changed and table_file not in outside:
+        before = config_table(_at_checkpoint(env, table_file))
+        path = env.root / table_file
+        after = config_table(path.read_text("utf-8", "replace") if path.is_file() else None)
+        if before != after:
+            outside.append(f"{table_file} [{'.'.join(CONFIG_TABLE[1])}] (protected)")
     if outside:
         allowed = ", ".join(step.contract.intended_modification.files)
         evidence = f"changed outside the step's files ({allowed}): {', '.join(outside)}"
@@ -115,6 +123,8 @@ def _run_check(kind: str, command: str, env: VerifyEnv) -> Check:
         status, head = "passed", f"`{command}` exited 0"
     else:
         status, head = "failed", f"`{command}` exited {result.exit_code}"
+    if result.bound:
+        head += f"; it hit a sandbox bound: {result.bound_message}"
     evidence = head
     if status == "failed" and result.output.strip():
         evidence += (

@@ -262,6 +262,9 @@ def render_command(result: Any, *, budget: int) -> tuple[str, int]:
         head = f"$ {result.command}\nexit code {result.exit_code} ({result.duration_s:.1f}s)"
     if result.dropped_bytes:
         head += f"; {result.dropped_bytes} bytes of output dropped from the middle"
+    bound = getattr(result, "bound_message", "")
+    if bound:
+        head += f"\nthe command hit a sandbox bound: {bound}"
     if estimate_tokens(output) > budget:
         compact = compact_log(output, budget=budget, exit_code=result.exit_code)
         body = compact.text

@@ -54,6 +54,8 @@ def test_bad_inputs_exit_2_with_one_line_and_change_nothing(tmp_path):
         ["--model", "script:/nonexistent.json"],
         ["--model", "nosuch:model"],
         ["--mode", "yolo", "--model", "script:/x.json"],
+        ["--max-memory", "lots", "--model", "script:/x.json"],
+        ["--max-file-size", "0", "--model", "script:/x.json"],
     ):
         proc = coder("run", "--task", "x", "--repo", str(repo), *args)
         assert proc.returncode == 2, (args, proc.stderr)

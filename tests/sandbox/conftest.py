@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,3 +32,13 @@ def repo(tmp_path: Path) -> Path:
 def workspace(repo: Path) -> Iterator[Workspace]:
     with Workspace.create(repo, "test-run") as ws:
         yield ws
+
+
+@pytest.fixture
+def visible_base() -> Iterator[Path]:
+    """A directory outside /tmp (which the sandbox replaces by a private one), so what a
+    command could see of it is really the host's; traversable, as a user's projects are."""
+    base = Path(tempfile.mkdtemp(prefix="coder-sandbox-test-", dir="/var/tmp"))
+    base.chmod(0o755)
+    yield base
+    shutil.rmtree(base, ignore_errors=True)

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.cgroups import cgroups_available
 from sandbox.confine import Sandbox, bwrap_unavailable_reason, make_sandbox
-from sandbox.limits import Limits, pids_cgroup_available
+from sandbox.limits import Limits
 from sandbox.workspace import Workspace
 from tests.sandbox.gitrepos import make_repo
 
@@ -179,7 +180,7 @@ def test_redirected_leftovers_cannot_write_after_the_command(
     """A leftover that does not hold the output pipe must still die with the command, or it
     could change the worktree after the verifier looked at it. Without a pids cgroup (as on
     hosts that offer none), so that only the process handling is under test."""
-    box = make(root, limits=Limits(use_pids_cgroup=False))
+    box = make(root, limits=Limits(use_cgroup=False))
     if ending == "exit":
         command, timeout_s = _LATE_WRITER.format(launch=launch, delay=0.5) + " echo started", 30
     else:  # the writer would write well after the timeout killed the command
@@ -199,7 +200,7 @@ def test_redirected_leftovers_cannot_write_after_the_command(
 
 
 def test_a_setsid_leftover_dies_with_the_pids_cgroup(make: SandboxFactory, root: Path) -> None:
-    if not pids_cgroup_available():
+    if "pids" not in cgroups_available():
         pytest.skip("no pids cgroup on this host: the test above covers the other path")
     box = make(root)
     command = _LATE_WRITER.format(launch="setsid ", delay=0.5) + " echo started"
@@ -220,17 +221,34 @@ def test_output_flood_is_capped_head_and_tail(box: Sandbox, root: Path) -> None:
     assert len(result.output.encode()) < cap + 100
 
 
-def test_allocating_8_gib_fails(box: Sandbox, root: Path) -> None:
+def test_allocating_past_the_memory_bound_fails(make: SandboxFactory, root: Path) -> None:
+    box = make(root, limits=Limits(memory_bytes=256 << 20))
     result = box.run(
-        "python -c 'b = bytearray(8 << 30); print(\"allocated\")'", cwd=root, timeout_s=30
+        "python -c 'b = bytearray(1 << 30); print(\"allocated\")'", cwd=root, timeout_s=60
     )
     assert result.exit_code != 0
-    assert "MemoryError" in result.output
     assert "allocated" not in result.output
+    if "memory" in cgroups_available():
+        assert result.bound == "memory"
+        assert "memory bound (256 MiB" in result.bound_message
+    else:
+        assert "MemoryError" in result.output
+
+
+def test_memory_is_bounded_for_the_whole_command(make: SandboxFactory, root: Path) -> None:
+    """Three processes of 150 MiB each: under a per-process limit all would live."""
+    if "memory" not in cgroups_available():
+        pytest.skip("no memory cgroup here: only RLIMIT_AS, which is per process")
+    box = make(root, limits=Limits(memory_bytes=256 << 20))
+    hold = "python -c 'import time; b = bytearray(150 << 20); time.sleep(5)'"
+    result = box.run(f"{hold} & {hold} & {hold} & wait; echo done", cwd=root, timeout_s=60)
+    assert result.bound == "memory", result
+    small = box.run(f"{hold.replace('150', '50').replace('5)', '0)')}", cwd=root, timeout_s=60)
+    assert small.exit_code == 0 and small.bound is None
 
 
 def test_fork_bomb_ends_in_time(make: SandboxFactory, mode: str, root: Path) -> None:
-    if mode == "none" and not pids_cgroup_available():
+    if mode == "none" and "pids" not in cgroups_available():
         pytest.skip(
             "no pids cgroup here: an unconfined fork bomb would only be stopped by its "
             "timeout, and this machine is shared, so it is not run"

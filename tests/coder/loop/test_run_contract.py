@@ -441,3 +441,44 @@ def test_unconfined_commands_that_print_the_key_are_redacted(
     assert failed["status"] == "failed"
     for path in run_dir.iterdir():
         assert secret not in path.read_text(errors="replace")
+
+
+def test_encoded_forms_of_the_key_never_reach_the_trace_or_the_model(
+    calc_repo, script, monkeypatch, tmp_path
+):
+    """`base64 <<<"$KEY"` and friends, at every alignment, wrapped or not."""
+    secret = "sk-ant-encoded-" + "0123456789abcdefXYZ_-" * 4
+    monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
+    stash = tmp_path / "found-it-somewhere"
+    stash.write_text(secret)
+    encoders = [
+        f"base64 < {stash}",
+        f"base64 -w0 < {stash}",
+        f"(printf x; cat {stash}) | base64",
+        f"(printf xy; cat {stash}) | base64 -w0",
+        f"basenc --base64url < {stash}",
+        f"xxd -p < {stash}",
+        f"od -An -tx1 < {stash} | tr -d ' \\n'",
+        f"python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(open(sys.argv[1]).read()))' {stash}",
+    ]
+    result, run_dir, events = run(
+        calc_repo,
+        script(
+            plan(step("leak", ["calc.py"], [])),
+            {"calls": [{"tool": "run", "input": {"command": c}} for c in encoders]},
+            {"tool": "stop", "input": {"reason": "done"}},
+        ),
+        sandbox="none",
+        max_revisions=0,
+    )
+    shown = [e["text"] for e in events if e["type"] == "observation" and e["tool"] == "run"]
+    assert len(shown) == len(encoders) and all("[redacted]" in text for text in shown)
+    import base64
+
+    raw = secret.encode()
+    middle = secret[8:-8]
+    forms = [middle, raw.hex()[16:-16], base64.b64encode(raw).decode()[8:-8]]
+    for path in run_dir.iterdir():
+        text = path.read_text(errors="replace").replace("\\n", "").replace("\n", "")
+        for form in forms:
+            assert form not in text, (path.name, form)

@@ -104,3 +104,22 @@ def test_flooding_command_is_compacted(box):
     )
     assert obs.status == "error" and "Error: boom" in obs.text
     assert len(obs.text) < 20000
+
+
+def test_a_command_that_hit_a_bound_is_told_in_words(tmp_path):
+    from sandbox.limits import Limits
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    box = ToolBox(
+        repo,
+        make_sandbox("none", repo, limits=Limits(file_bytes=1 << 20)),
+        PathPolicy(repo, None, []),
+        10.0,
+    )
+    seen = box.execute("run", {"command": "head -c 5000000 /dev/zero > big"})
+    assert seen.status == "error"
+    assert (
+        "the command hit a sandbox bound: a file it wrote reached the file size bound (1 MiB)"
+        in seen.text
+    )

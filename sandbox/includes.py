@@ -1,0 +1,234 @@
+"""What of the user's ignored files a run's worktree needs, found in the user's checkout.
+
+Two sources. Dependency directories by name (`node_modules` at any depth, `.venv`, `venv`),
+which are exposed as they are; and what `.worktreeinclude` (at the checkout's top) and the
+`include` config key name in gitignore syntax (sandbox/ignorefile.py). Only ignored paths
+count: what git tracks is already in the worktree, so a literal pattern naming a tracked
+file is a mistake worth stopping for.
+
+Ignored paths come from one `git ls-files --others --ignored --directory`, which reports a
+wholly ignored directory as one entry without descending into it: a 200 MB node_modules
+costs one line. Only a pattern whose fixed directory part lies inside such a directory
+(`build/gen/*.py`) makes us look inside it, and only there.
+
+Secret-looking files (`.env*`, `*.pem`, `*.key`, `credentials*`) are selected only when a
+literal pattern names them; otherwise they are left out and the run says so.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sandbox.changes import LIST_IGNORED
+from sandbox.gitcli import git, split_z
+from sandbox.ignorefile import IncludePattern, PatternError, last_match, parse_patterns
+
+DEPENDENCY_DIRS = frozenset({"node_modules", ".venv", "venv"})
+SECRET_NAMES = (".env*", "*.pem", "*.key", "credentials*")
+INCLUDE_FILE = ".worktreeinclude"
+WALK_LIMIT = 50_000  # entries looked at inside one ignored directory for one pattern
+
+
+class IncludeError(ValueError):
+    """Bad input in what names the files to bring in; one line naming it."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    rel: str  # repo-relative, no trailing slash
+    is_dir: bool
+    source: Path  # the host path to expose or copy (symlinks resolved, inside the checkout)
+    origin: str  # "dependency", ".worktreeinclude" or "include"
+    secret: bool = False  # looks like a secret and was named explicitly
+
+
+@dataclass
+class Found:
+    selections: list[Selection] = field(default_factory=list)
+    secrets_masked: list[str] = field(default_factory=list)  # inside selected include dirs
+    notes: list[str] = field(default_factory=list)
+
+
+def looks_secret(name: str) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_NAMES)
+
+
+def load_patterns(checkout: Path, configured: list[str]) -> list[IncludePattern]:
+    """`.worktreeinclude` then the config key (later lines win, as in one gitignore file)."""
+    lines: list[tuple[str, str]] = []
+    include_file = checkout / INCLUDE_FILE
+    if include_file.is_file():
+        text = include_file.read_text(encoding="utf-8", errors="replace")
+        lines += [(line, INCLUDE_FILE) for line in text.splitlines()]
+    lines += [(line, "include") for line in configured]
+    try:
+        patterns: list[IncludePattern] = []
+        for line, source in lines:
+            patterns += parse_patterns([line], source, checkout)
+    except PatternError as error:
+        raise IncludeError(str(error)) from None
+    return patterns
+
+
+def find_selections(
+    checkout: Path, patterns: list[IncludePattern], *, named_secrets: bool = True
+) -> Found:
+    """Dependency directories and what the patterns name, checked and resolved.
+    `named_secrets=False`: secret-looking files stay out even when named exactly."""
+    found = Found()
+    ignored = _ignored_entries(checkout)
+    _refuse_tracked(checkout, patterns)
+    taken: set[str] = set()
+    for rel, is_dir in ignored:
+        if rel.rsplit("/", 1)[-1] in DEPENDENCY_DIRS and (is_dir or (checkout / rel).is_symlink()):
+            found.selections.append(_select(checkout, rel, "dependency", explicit=False))
+            taken.add(rel)
+    for name in sorted(DEPENDENCY_DIRS):  # a symlink git does not call ignored still counts
+        if name not in taken and (checkout / name).is_symlink():
+            _inside(checkout, name)
+    candidates = dict(ignored)
+    for pattern in patterns:
+        candidates.update(_look_inside(checkout, pattern, ignored))
+    chosen: list[tuple[str, bool, IncludePattern]] = []
+    for rel, is_dir in sorted(candidates.items()):
+        if rel in taken or any(rel.startswith(t + "/") for t in taken):
+            continue
+        decided = last_match(patterns, rel, is_dir=is_dir)
+        if decided is None or decided.negated:
+            continue
+        if any(rel.startswith(c + "/") for c, d, _ in chosen if d):
+            continue
+        chosen.append((rel, is_dir, decided))
+    for rel, _is_dir, decided in chosen:
+        secret = looks_secret(rel.rsplit("/", 1)[-1])
+        if secret and not named_secrets:
+            found.notes.append(f"left out {rel}: it looks like a secret")
+            continue
+        if secret and not decided.literal:
+            found.notes.append(
+                f"left out {rel}: it looks like a secret; name it exactly in "
+                f"{decided.source} to bring it in"
+            )
+            continue
+        selection = _select(checkout, rel, decided.source, explicit=secret)
+        found.selections.append(selection)
+        if selection.is_dir:
+            found.secrets_masked += _secrets_inside(selection, found.notes)
+    return found
+
+
+def _ignored_entries(checkout: Path) -> list[tuple[str, bool]]:
+    """(path, is_dir) for each ignored entry git reports in the checkout."""
+    entries = []
+    for item in split_z(git(LIST_IGNORED, checkout)):
+        rel = item.rstrip("/")
+        if rel:
+            entries.append((rel, item.endswith("/")))
+    return entries
+
+
+def _look_inside(
+    checkout: Path, pattern: IncludePattern, ignored: list[tuple[str, bool]]
+) -> dict[str, bool]:
+    """Entries under an ignored directory that `pattern` may name (git lists only the
+    directory itself); nothing when the pattern does not point inside one."""
+    if pattern.negated or not pattern.anchored:
+        return {}
+    prefix = pattern.static_prefix()
+    inside_ignored = any(
+        is_dir and (prefix == rel or prefix.startswith(rel + "/")) for rel, is_dir in ignored
+    )
+    if not inside_ignored:
+        return {}
+    if pattern.literal:
+        path = checkout / pattern.body
+        if path.exists() or path.is_symlink():
+            return {pattern.body: path.is_dir() and not path.is_symlink()}
+        return {}
+    found: dict[str, bool] = {}
+    depth = None if "**" in pattern.body else pattern.body.count("/") - prefix.count("/")
+    base = checkout / prefix
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(base):
+        rel_dir = Path(dirpath).relative_to(checkout).as_posix()
+        level = 0 if dirpath == str(base) else rel_dir.count("/") - prefix.count("/")
+        for name in dirnames:
+            found[f"{rel_dir}/{name}"] = True
+        for name in filenames:
+            found[f"{rel_dir}/{name}"] = False
+        seen += len(dirnames) + len(filenames)
+        if seen > WALK_LIMIT:
+            raise IncludeError(
+                f"{pattern.source}: {pattern.text!r} would look through more than "
+                f"{WALK_LIMIT} entries under {prefix}/; name the files more precisely"
+            )
+        if depth is not None and level + 1 >= depth:
+            dirnames[:] = []
+    return found
+
+
+def _refuse_tracked(checkout: Path, patterns: list[IncludePattern]) -> None:
+    """A literal pattern that names a tracked file is a mistake: git already has it."""
+    for pattern in patterns:
+        if pattern.negated or not pattern.literal:
+            continue
+        if pattern.anchored:
+            specs = [f":(literal){pattern.body}"]
+        else:
+            specs = [f":(glob)**/{_glob_escape(pattern.body)}"]
+            specs.append(specs[0] + "/**")
+        out = split_z(
+            git(["ls-files", "-z", "--", *specs], checkout, env={"GIT_LITERAL_PATHSPECS": "0"})
+        )
+        if out:
+            raise IncludeError(
+                f"{pattern.source}: {pattern.text!r} names {out[0]}, which git tracks; "
+                "list only ignored files (tracked ones are in the worktree already)"
+            )
+
+
+def _select(checkout: Path, rel: str, origin: str, *, explicit: bool) -> Selection:
+    path = checkout / rel
+    source = _inside(checkout, rel) if path.is_symlink() else path
+    return Selection(rel, source.is_dir(), source, origin, secret=explicit)
+
+
+def _inside(checkout: Path, rel: str) -> Path:
+    """Where a symlink in the checkout leads, which must stay inside it (and out of .git)."""
+    target = Path(os.path.realpath(checkout / rel))
+    top = Path(os.path.realpath(checkout))
+    if target == top or not target.is_relative_to(top) or ".git" in target.relative_to(top).parts:
+        raise IncludeError(
+            f"{rel} is a symlink to {target}, outside the repository; "
+            "commands may only see the repository's own files"
+        )
+    return target
+
+
+def _secrets_inside(selection: Selection, notes: list[str]) -> list[str]:
+    """Secret-looking files inside a directory an include pattern selected (bounded walk)."""
+    secrets: list[str] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(selection.source):
+        rel_dir = Path(dirpath).relative_to(selection.source).as_posix()
+        inner = selection.rel if rel_dir == "." else f"{selection.rel}/{rel_dir}"
+        for name in filenames + dirnames:
+            if looks_secret(name):
+                secrets.append(f"{inner}/{name}")
+        seen += len(dirnames) + len(filenames)
+        if seen > WALK_LIMIT:
+            notes.append(f"{selection.rel}/ is too big to check for secret-looking files")
+            break
+    if secrets:
+        notes.append(
+            f"hid {len(secrets)} secret-looking file(s) inside {selection.rel}/ "
+            f"({', '.join(secrets[:3])}); name them exactly to bring them in"
+        )
+    return secrets
+
+
+def _glob_escape(text: str) -> str:
+    return "".join(f"[{ch}]" if ch in "*?[]\\" else ch for ch in text)
