@@ -11,12 +11,20 @@ from dataclasses import dataclass, field
 
 from summarizers.logformats import generic_log
 from summarizers.logformats.model import ParsedLog
-from summarizers.logformats.prep import prepare
+from summarizers.logformats.prep import prepare, strip_terminal
 from summarizers.logformats.registry import FORMATS, detect, get_format
 from summarizers.logformats.render import render
 from summarizers.tokens import estimate_tokens
 
 DEFAULT_BUDGET = 2000
+__all__ = [
+    "DEFAULT_BUDGET",
+    "CompactLog",
+    "compact_command_text",
+    "compact_log",
+    "known_formats",
+    "strip_terminal",
+]
 
 
 @dataclass(frozen=True)
@@ -56,9 +64,9 @@ def compact_log(
         return CompactLog("", parsed.format, 0, 0)
     rendered = render(parsed, budget, extra)
     text_out = rendered.text
-    whole = "\n".join([*lines, *extra])
-    if estimate_tokens(whole) <= min(budget, estimate_tokens(text_out)):
-        text_out = whole  # the cleaned log itself is no bigger than its summary: keep it all
+    whole = "\n".join([*(x for i, x in enumerate(lines) if i not in parsed.progress), *extra])
+    if whole.strip() and estimate_tokens(whole) <= budget:
+        text_out = whole  # it fits: the model sees the log itself, not a summary of it
     return CompactLog(
         text=text_out,
         format=parsed.format,

@@ -11,12 +11,14 @@ class EditOutcome:
     ok: bool
     content: str = ""
     message: str = ""
+    at: int = -1
+    """Where the new text starts in `content` (the edit's region is shown from there)."""
 
 
 def apply_edit(content: str, old: str, new: str) -> EditOutcome:
     count = content.count(old)
     if count == 1:
-        return EditOutcome(True, content.replace(old, new, 1))
+        return EditOutcome(True, content.replace(old, new, 1), at=content.find(old))
     if count > 1:
         lines = _match_lines(content, old)
         return EditOutcome(

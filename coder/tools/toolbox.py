@@ -17,12 +17,13 @@ import regex
 from pydantic import ValidationError
 
 from coder.tools.editing import apply_edit
+from coder.tools.regions import changed_lines, numbered, region
 from coder.tools.specs import TOOL_ARGS, usage_line
 from sandbox.changes import worktree_files
 from sandbox.confine import Sandbox
-from sandbox.globs import glob_match
+from sandbox.globs import GlobError, expand_braces, glob_match
 from sandbox.policy import PathPolicy
-from summarizers.logs import compact_log
+from summarizers.logs import compact_log, strip_terminal
 from summarizers.tokens import estimate_tokens
 
 ObservationStatus = Literal["ok", "error", "denied"]
@@ -31,6 +32,7 @@ READ_LINES_DEFAULT = 400
 LIST_LIMIT = 400
 SEARCH_LIMIT = 100
 SEARCH_SECONDS = 10.0
+SEARCH_LINE_CHARS = 200
 RUN_BUDGET_TOKENS = 1500
 
 
@@ -100,13 +102,14 @@ class ToolBox:
                 f"{a.path} has {len(lines)} lines; ask for a range within 1-{len(lines)}"
             )
         end = a.end_line or min(len(lines), start + READ_LINES_DEFAULT)
-        shown = [f"{n:>5}| {line}" for n, line in enumerate(lines[start:end], start + 1)]
-        text = "\n".join(shown)
+        text = "\n".join(numbered(lines[start:end], start + 1))
         if end < len(lines):
             text += f"\n… {len(lines) - end} more lines; read_file with start_line={end + 1}"
         return Observation("ok", text, len(data))
 
     def _list_files(self, a: Any) -> Observation:
+        if a.glob and (problem := _glob_problem(a.glob)):
+            return Observation.error(problem)
         files = worktree_files(self.root)
         if a.glob:
             files = [f for f in files if glob_match(f, a.glob)]
@@ -123,6 +126,8 @@ class ToolBox:
             return Observation.error(
                 f"invalid regular expression: {exc}; escape special characters"
             )
+        if a.glob and (problem := _glob_problem(a.glob)):
+            return Observation.error(problem)
         hits: list[str] = []
         total = 0
         deadline = time.monotonic() + SEARCH_SECONDS
@@ -141,7 +146,7 @@ class ToolBox:
                     continue
                 total += 1
                 if len(hits) < SEARCH_LIMIT:
-                    hits.append(f"{rel}:{n}: {line.strip()[:200]}")
+                    hits.append(f"{rel}:{n}: {_hit_text(line)}")
         if not hits:
             return Observation("ok", f"no matches for {a.pattern!r}", 0)
         more = f"\n… {total - len(hits)} more matches" if total > len(hits) else ""
@@ -170,9 +175,11 @@ class ToolBox:
         if not outcome.ok:
             return Observation.error(f"{a.path}: {outcome.message}")
         target.write_text(outcome.content, encoding="utf-8", errors="surrogateescape")
-        return Observation(
-            "ok", f"edited {a.path}", len(a.new_text), _digest(a.path, outcome.content)
-        )
+        first, last = changed_lines(outcome.content, outcome.at, len(a.new_text))
+        span = f"line {first}" if first == last else f"lines {first}-{last}"
+        text = f"edited {a.path} ({span} changed); it now reads:\n"
+        text += region(outcome.content, first, last)
+        return Observation("ok", text, len(a.new_text), _digest(a.path, outcome.content))
 
     def _write_file(self, a: Any) -> Observation:
         decision = self.policy.check(a.path, write=True)
@@ -183,9 +190,10 @@ class ToolBox:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(a.content, encoding="utf-8")
         verb = "overwrote" if existed else "created"
-        return Observation(
-            "ok", f"{verb} {a.path} ({len(a.content)} chars)", 0, _digest(a.path, a.content)
-        )
+        lines = len(a.content.splitlines())
+        text = f"{verb} {a.path} ({lines} lines, {len(a.content)} chars); it now reads:\n"
+        text += region(a.content, 1, lines)
+        return Observation("ok", text, 0, _digest(a.path, a.content))
 
     def _delete_file(self, a: Any) -> Observation:
         decision = self.policy.check(a.path, write=True)
@@ -215,8 +223,9 @@ class ToolBox:
 
 
 def render_command(result: Any, *, budget: int) -> tuple[str, int]:
-    """What the model sees of a command: its status line, then the output compacted to budget."""
-    output = result.output
+    """What the model sees of a command: its status line, then the output as a terminal would
+    show it (colour codes and redraws gone), compacted only when it does not fit `budget`."""
+    output = strip_terminal(result.output)
     if result.timed_out:
         head = f"$ {result.command}\ntimed out after {result.duration_s:.1f}s and was killed"
     else:
@@ -224,11 +233,27 @@ def render_command(result: Any, *, budget: int) -> tuple[str, int]:
     if result.dropped_bytes:
         head += f"; {result.dropped_bytes} bytes of output dropped from the middle"
     if estimate_tokens(output) > budget:
-        compact = compact_log(output, budget=budget, exit_code=result.exit_code)
-        body = compact.text
+        body = compact_log(output, budget=budget, exit_code=result.exit_code).text
     else:
         body = output.rstrip()
-    return (f"{head}\n{body}" if body else head), len(output)
+    return (f"{head}\n{body}" if body else head), len(result.output)
+
+
+def _hit_text(line: str) -> str:
+    """The line as it is in the file, indentation kept, so old_text copied from it matches;
+    a long line is cut, and says so."""
+    line = line.rstrip()
+    if len(line) <= SEARCH_LINE_CHARS:
+        return line
+    return f"{line[:SEARCH_LINE_CHARS]} [… {len(line) - SEARCH_LINE_CHARS} more characters]"
+
+
+def _glob_problem(glob: str) -> str | None:
+    try:
+        expand_braces(glob)
+    except GlobError as exc:
+        return str(exc)
+    return None
 
 
 def _digest(*parts: str) -> str:

@@ -39,6 +39,9 @@ class ParsedLog:
     """Line indices never worth printing, even inside a context block (runtime internals)."""
     replaced: dict[int, str] = field(default_factory=dict)
     """Line indices printed as other text, e.g. "[12 similar frames dropped]" over a run."""
+    progress: set[int] = field(default_factory=set)
+    """Line indices of progress dots (`tests/x.py ..F.  [ 40%]`): left out even of a log that
+    is otherwise shown whole."""
 
     def drop(self, category: str, n: int = 1) -> None:
         if n > 0:
