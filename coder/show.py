@@ -41,10 +41,31 @@ def render_run(run_dir: Path, console: Console) -> None:
         tokens = result["tokens"]
         console.print(
             f"turns {result['model_turns']} · tokens in {tokens['input']:,} out {tokens['output']:,} · "
-            f"rollbacks {result['rollbacks']} · revisions {result['revisions']} · wall {result['wall_s']:.1f}s "
-            f"(harness {result.get('harness_s', 0):.2f}s) · branch {result['branch']}",
+            f"rollbacks {result['rollbacks']} · revisions {result['revisions']} · "
+            f"branch {result['branch']}",
             highlight=False,
         )
+        console.print(time_line(result), highlight=False)
+
+
+TIME_NAMES = (
+    ("model_s", "model"),
+    ("setup_s", "setup"),
+    ("baseline_s", "baseline tests"),
+    ("tool_commands_s", "model's commands"),
+    ("verification_s", "step verification"),
+    ("final_check_s", "final check"),
+    ("harness_s", "harness"),
+)
+
+
+def time_line(result: dict[str, Any]) -> str:
+    """Where the wall time went, each part named for what it is (older results: harness only)."""
+    timing = result.get("timing")
+    if not isinstance(timing, dict):
+        return f"wall {result.get('wall_s', 0):.1f}s (harness {result.get('harness_s', 0):.2f}s)"
+    parts = [f"{name} {timing.get(key, 0):.1f}s" for key, name in TIME_NAMES]
+    return f"wall {result.get('wall_s', 0):.1f}s: " + " · ".join(parts)
 
 
 def _plan_panel(path: Path) -> Panel:

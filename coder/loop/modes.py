@@ -32,7 +32,7 @@ def run_contract(rt: Runtime) -> None:
         _execute(rt, step, failures.get(step_id, ""))
         checks = verify_step(step, _verify_env(rt, checkpoint.sha))
         for check in checks:
-            rt.state.command_s += check.command_s
+            rt.state.spent.verification_s += check.command_s
             rt.trace.emit(
                 "verification",
                 step=step_id,

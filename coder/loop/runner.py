@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from coder.config import (
     DEFAULT_PROTECTED,
@@ -82,6 +82,7 @@ class RunOutcome:
 
 
 def run_task(options: RunOptions) -> RunOutcome:
+    started = time.monotonic()  # the run's wall time, setup included
     if options.mode not in MODES:
         raise UsageError(f"unknown mode {options.mode!r}; choose one of {', '.join(MODES)}")
     if not options.task.strip():
@@ -122,6 +123,7 @@ def run_task(options: RunOptions) -> RunOutcome:
         rt = _runtime(
             options, config, workspace, sandbox, model, model_spec, limits, run_dir, run_id
         )
+        rt.state.started = started
         result = _drive(rt, workspace, model_spec, options)
     if options.apply:
         result = _apply(repo, result, run_dir)
@@ -186,16 +188,16 @@ def _runtime(
 def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptions) -> RunResult:
     """Run the mode and judge it; every way of ending writes the same complete outputs."""
     reason, message, final = "interrupted", "interrupted", None
+    spent = rt.state.spent
     try:
-        baseline = _timed(
-            rt, lambda: run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
-        )
+        with spent.clock("baseline_s"):
+            baseline = run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
         cache = RepoMapCache(directory=workspace.repo / ".coder" / "cache" / "repomap")
         rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
+        spent.setup_s = rt.state.elapsed() - spent.baseline_s
         MODES[rt.mode](rt)
-        final = _timed(
-            rt, lambda: final_check(rt.sandbox, rt.root, baseline, rt.limits.cmd_timeout_s)
-        )
+        with spent.clock("final_check_s"):
+            final = final_check(rt.sandbox, rt.root, baseline, rt.limits.cmd_timeout_s)
         rt.trace.emit(
             "verification",
             step=None,
@@ -231,21 +233,10 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
             stop_reason=result.stop_reason,
             message=result.message,
             wall_s=result.wall_s,
+            timing=result.timing.model_dump(),
         )
         rt.trace.close()
     return result
-
-
-T = TypeVar("T")
-
-
-def _timed(rt: Runtime, work: Callable[[], T]) -> T:
-    """Command time the harness spends outside any step (baseline and final test runs)."""
-    started = time.monotonic()
-    try:
-        return work()
-    finally:
-        rt.state.command_s += time.monotonic() - started
 
 
 def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
 
 from contracts.result import InvariantOutcome, StepOutcome
 from contracts.validation import ValidPlan
@@ -40,14 +42,41 @@ def command_timeout(limits: Limits, state: RunState) -> float:
     return max(1.0, min(limits.cmd_timeout_s, left))
 
 
+TimePart = Literal[
+    "setup_s", "baseline_s", "model_s", "tool_commands_s", "verification_s", "final_check_s"
+]
+
+
+@dataclass
+class Spent:
+    """Seconds by what they went on (result.json `timing`); the harness's share is the rest."""
+
+    setup_s: float = 0.0
+    baseline_s: float = 0.0
+    model_s: float = 0.0
+    tool_commands_s: float = 0.0
+    verification_s: float = 0.0
+    final_check_s: float = 0.0
+
+    @contextmanager
+    def clock(self, part: TimePart) -> Iterator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            setattr(self, part, getattr(self, part) + time.monotonic() - started)
+
+    def accounted(self) -> float:
+        return sum(getattr(self, f.name) for f in fields(self))
+
+
 @dataclass
 class RunState:
     started: float = field(default_factory=time.monotonic)
     turns: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    model_s: float = 0.0
-    command_s: float = 0.0
+    spent: Spent = field(default_factory=Spent)
     plan: ValidPlan | None = None
     plan_versions: int = 0
     revisions: int = 0
