@@ -62,12 +62,12 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
         "revisions",
         "turns",
         "tokens",
-        *TIME_COLUMNS,
+        *RUN_TIME_COLUMNS,
     ):
         table.add_column(
             column,
             justify="right"
-            if column in ("steps", "rollbacks", "revisions", "turns", "tokens", *TIME_COLUMNS)
+            if column in ("steps", "rollbacks", "revisions", "turns", "tokens", *RUN_TIME_COLUMNS)
             else "left",
         )
     for r in rows:
@@ -98,7 +98,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
         "claimed",
         "shipped broken",
         "mean tokens",
-        *(f"mean {c}" for c in TIME_COLUMNS),
+        *(f"mean {c}" for c in MODE_TIME_COLUMNS),
     ):
         table.add_column(column, justify="left" if column == "mode" else "right")
     for mode, s in summary.items():
@@ -110,25 +110,22 @@ def summary_table(summary: dict[str, Any]) -> Table:
             str(s["claimed_success"]),
             str(s["shipped_broken"]),
             f"{s['mean_tokens']:,.0f}",
-            *_time_cells(s["mean_wall_s"], s["mean_timing"]),
+            *_time_cells(s["mean_wall_s"], s["mean_timing"], every=True),
         )
     return table
 
 
-TIME_COLUMNS = ("wall s", "model s", "checks s", "run s", "setup s", "harness s")
-"""checks: the baseline, step verification and final check commands; run: the model's `run`
-commands; setup: before the first model call; harness: the harness's own work after it."""
+RUN_TIME_COLUMNS = ("wall s", "model s", "checks s", "harness s")
+"""checks: the baseline, step verification and final check commands; harness: the harness's
+own work after setup. The per-mode table adds the model's `run` commands and setup."""
+MODE_TIME_COLUMNS = ("wall s", "model s", "checks s", "run s", "setup s", "harness s")
 
 
-def _time_cells(wall: float, timing: dict[str, float]) -> list[str]:
-    return [
-        f"{wall:.1f}",
-        f"{timing['model_s']:.1f}",
-        f"{checks_s(timing):.1f}",
-        f"{timing['tool_commands_s']:.1f}",
-        f"{timing['setup_s']:.2f}",
-        f"{timing['harness_s']:.2f}",
-    ]
+def _time_cells(wall: float, timing: dict[str, float], *, every: bool = False) -> list[str]:
+    cells = [f"{wall:.1f}", f"{timing['model_s']:.1f}", f"{checks_s(timing):.1f}"]
+    if every:
+        cells += [f"{timing['tool_commands_s']:.1f}", f"{timing['setup_s']:.2f}"]
+    return [*cells, f"{timing['harness_s']:.2f}"]
 
 
 def _yes(value: bool) -> str:
