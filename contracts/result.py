@@ -91,6 +91,19 @@ class FinalCheck(_Out):
     detail: str = ""
 
 
+class PullRequestRecord(_Out):
+    """The pull request a `coder ci fix` run worked on, and where its fix went."""
+
+    number: int | None = None
+    base: str | None = None
+    """The PR's base commit (the `--base` given), when known."""
+    head: str
+    """The PR's head commit: the run started from it (`base_commit` of the run)."""
+    pushed_branch: str | None = None
+    pushed_commit: str | None = None
+    """Set once the push succeeded."""
+
+
 class RunResult(_Out):
     run_id: str
     status: RunStatus
@@ -116,3 +129,5 @@ class RunResult(_Out):
     """The harness's own work after setup, as `timing.harness_s` (kept where readers look)."""
     timing: Timing = Field(default_factory=Timing)
     applied: bool = False
+    pr: PullRequestRecord | None = None
+    """Set by the PR bot: which pull request, and where the verified fix was pushed."""
