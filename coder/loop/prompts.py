@@ -44,10 +44,15 @@ def _with_context(task: str, context: str) -> str:
     return f"Task: {task}\n\n{context.strip()}" if context.strip() else f"Task: {task}"
 
 
-def plan_briefing(task: str, repo_map: str, test_cmd: str | None, context: str = "") -> str:
+def plan_briefing(
+    task: str, repo_map: str, test_cmd: str | None, context: str = "", baseline: str = ""
+) -> str:
+    """`baseline`: what the test command said before any change (tests already failing, a
+    likely missing environment), so no step is made to demand a test red for another reason."""
     forms = "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
+    base = f"{baseline}\n\n" if baseline else ""
     return (
-        f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}\n\n"
+        f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}\n\n{base}"
         f"Repository map:\n{repo_map}\n\n"
         "Phase: PLAN. Explore with read_file/list_files/search, then call submit_plan with small, "
         "verifiable steps. Every step should name the tests that prove it.\n\n"

@@ -6,10 +6,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from contracts.result import InvariantOutcome, StepOutcome
 from contracts.validation import ValidPlan
+
+if TYPE_CHECKING:
+    from coder.loop.final_check import FullRun
 
 
 class RunStop(Exception):
@@ -87,6 +90,8 @@ class RunState:
     seen: set[str] = field(default_factory=set)
     idle_turns: int = 0
     failed_calls: dict[str, int] = field(default_factory=dict)
+    full_run: FullRun | None = None
+    """The last step verification's run of the repository's test command, and its tree."""
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started

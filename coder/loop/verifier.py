@@ -15,6 +15,8 @@ from typing import Any
 
 import regex
 
+from coder.loop.baseline import Baseline
+from coder.loop.testruns import TestRun, judge, named_by, run_tests
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
 from sandbox.changes import worktree_files
@@ -46,6 +48,8 @@ class Check:
     evidence: str
     detail: str = ""
     command_s: float = 0.0
+    run: TestRun | None = None
+    """The test run behind a tests_pass check, kept so an identical final check can reuse it."""
 
 
 @dataclass
@@ -57,6 +61,8 @@ class VerifyEnv:
     test_cmd: str | None
     cmd_timeout_s: float
     protected: list[str]
+    baseline: Baseline | None = None
+    """Tests red before the run do not fail a step unless its invariant names them by id."""
 
 
 Checker = Callable[[Any, CompiledStep, VerifyEnv], Check]
@@ -126,7 +132,25 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
         return Check("tests_pass", "failed", "no test command: pass --test-cmd or set test_cmd")
     if invariant.paths and not invariant.command:
         command = narrow_test_command(command, invariant.paths, env.root)
-    return _run_check("tests_pass", command, env)
+    run = run_tests(env.sandbox, env.root, command, env.cmd_timeout_s)
+    base = env.baseline.failing_at_base() if env.baseline else None
+    verdict = judge(run, base, named_by(invariant.paths or [], invariant.command))
+    evidence = "\n".join(line for line in (verdict.head, run.note()) if line)
+    if not verdict.passed and run.result.output.strip():
+        evidence += (
+            "\n"
+            + compact_log(
+                run.result.output, budget=EVIDENCE_BUDGET, exit_code=run.result.exit_code
+            ).text
+        )
+    return Check(
+        "tests_pass",
+        "passed" if verdict.passed else "failed",
+        evidence,
+        detail=command,
+        command_s=run.result.duration_s,
+        run=run,
+    )
 
 
 def narrow_test_command(command: str, paths: list[str], root: Path) -> str:
