@@ -51,10 +51,22 @@ class Mentions:
     """Which task terms each file's path and text contain, and how rare each term is."""
 
     total: int
-    in_path: dict[str, set[str]] = field(default_factory=dict)
-    in_text: dict[str, set[str]] = field(default_factory=dict)
+    in_path: dict[str, frozenset[str]] = field(default_factory=dict)
+    in_text: dict[str, frozenset[str]] = field(default_factory=dict)
     rarity: dict[str, float] = field(default_factory=dict)
     """log(1 + files / files containing the term), for each term found anywhere."""
+    _worth: dict[tuple[frozenset[str], frozenset[str]], float] = field(default_factory=dict)
+
+    def worth(self, in_path: frozenset[str], in_text: frozenset[str]) -> float:
+        """A term in the path counts three times one in the text. Thousands of files share a
+        few combinations of common terms, so each combination is summed once."""
+        key = (in_path, in_text)
+        if key not in self._worth:
+            rarity = self.rarity
+            self._worth[key] = 3 * sum(rarity.get(t, 0.0) for t in in_path) + sum(
+                rarity.get(t, 0.0) for t in in_text
+            )
+        return self._worth[key]
 
 
 def find_mentions(root: Path, paths: Iterable[str], terms: set[str]) -> Mentions:
@@ -70,11 +82,11 @@ def find_mentions(root: Path, paths: Iterable[str], terms: set[str]) -> Mentions
         for path in paths:
             found = _path_terms(path, terms)
             if found:
-                mentions.in_path[path] = found
+                mentions.in_path[path] = frozenset(found)
             text = _read_source(fd, path) if language_for(path) else None
             seen = {t for t, needle in needles if needle in text} if text else set()
             if seen:
-                mentions.in_text[path] = seen
+                mentions.in_text[path] = frozenset(seen)
             for term in found | seen:
                 frequency[term] = frequency.get(term, 0) + 1
     finally:
@@ -113,14 +125,11 @@ def _read_source(dir_fd: int, path: str) -> bytes | None:
 
 def early_score(path: str, task: str, mentions: Mentions) -> float:
     """Relevance from the path and the text alone, before anything is parsed."""
-    rarity = mentions.rarity
-    score = 0.0
     name = path[path.rfind("/") + 1 :]
-    if path in task or (len(name) > 4 and name in task):
-        score += 20
-    score += 3 * sum(rarity.get(t, 0.0) for t in mentions.in_path.get(path, ()))
-    score += sum(rarity.get(t, 0.0) for t in mentions.in_text.get(path, ()))
-    return score
+    named = 20.0 if path in task or (len(name) > 4 and name in task) else 0.0
+    in_path = mentions.in_path.get(path, frozenset())
+    in_text = mentions.in_text.get(path, frozenset())
+    return named + mentions.worth(in_path, in_text)
 
 
 def definition_score(
