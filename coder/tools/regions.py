@@ -13,13 +13,13 @@ def numbered(lines: list[str], first: int) -> list[str]:
     return [f"{n:>5}| {line}" for n, line in enumerate(lines, first)]
 
 
-def changed_lines(content: str, start: int, length: int) -> tuple[int, int]:
-    """1-based first and last line holding content[start:start + length] (one line if empty)."""
-    first = content.count("\n", 0, start) + 1
-    end = start + length
-    if length and content[end - 1] == "\n":
-        end -= 1  # a replacement ending in a newline ends on the line before it
-    return first, max(first, content.count("\n", 0, end) + 1)
+def changed_span(first_line: int, new_text: str) -> tuple[int, int]:
+    """1-based first and last line of `new_text` once it stands at `first_line` (one line
+    when it is empty: where the removed text was)."""
+    lines = new_text.replace("\r\n", "\n").count("\n")
+    if new_text.endswith("\n"):
+        lines -= 1  # a replacement ending in a newline ends on the line before it
+    return first_line, first_line + max(0, lines)
 
 
 def region(content: str, first: int, last: int) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,8 +17,9 @@ import regex
 from pydantic import ValidationError
 
 from coder.tools.editing import apply_edit
-from coder.tools.regions import changed_lines, numbered, region
+from coder.tools.regions import changed_span, numbered, region
 from coder.tools.specs import TOOL_ARGS, usage_line
+from coder.tools.textfile import NEW_FILE, NotText, decode_file, printable, with_newlines
 from sandbox.changes import worktree_files
 from sandbox.confine import Sandbox
 from sandbox.globs import GlobError, expand_braces, glob_match
@@ -41,10 +42,16 @@ class Observation:
     status: ObservationStatus
     text: str
     raw_chars: int = 0
+    """Characters of the tool's whole result before it was cut or compacted (for a read, the
+    file's text; for a command, its output); the trace's summarized_chars is len(text)."""
     fingerprint: str | None = None
     """Identifies the new information (a file's new content, a command's output); the loop
     counts a turn as progress only when it sees a fingerprint it has not seen before."""
     duration_s: float = 0.0
+
+    @staticmethod
+    def ok(text: str, fingerprint: str | None = None) -> Observation:
+        return Observation("ok", text, len(text), fingerprint)
 
     @staticmethod
     def error(text: str) -> Observation:
@@ -75,13 +82,12 @@ class ToolBox:
         except ValidationError as exc:
             return Observation.error(bad_arguments(tool, exc))
         try:
-            return handler(parsed)
+            obs = handler(parsed)
         except OSError as exc:
-            return Observation.error(f"{tool} failed: {exc.strerror or exc}")
+            obs = Observation.error(f"{tool} failed: {exc.strerror or exc}")
         except ValueError as exc:
-            return Observation.error(
-                f"{tool} failed: {exc}; use plain UTF-8 text without NUL bytes"
-            )
+            obs = Observation.error(f"{tool} failed: {exc}; use plain UTF-8 text without NUL bytes")
+        return replace(obs, text=printable(obs.text))
 
     def _read_file(self, a: Any) -> Observation:
         decision = self.policy.check(a.path, write=False)
@@ -90,10 +96,13 @@ class ToolBox:
         path = self.root / decision.path
         if not path.is_file():
             return Observation.error(f"{a.path}: no such file. {self._similar(a.path)}")
-        data = path.read_bytes()
-        if b"\0" in data[:8192]:
-            return Observation.error(f"{a.path} is a binary file ({len(data)} bytes)")
-        lines = data.decode("utf-8", errors="replace").splitlines()
+        file = decode_file(path.read_bytes())
+        if isinstance(file, NotText):
+            return Observation.error(f"{a.path} {file.reason}; read_file shows text files only")
+        view = file.view
+        lines = view.split("\n")
+        if lines[-1] == "":
+            lines.pop()
         if not lines:
             return Observation("ok", "(empty file)", 0)
         start = (a.start_line or 1) - 1
@@ -103,9 +112,11 @@ class ToolBox:
             )
         end = a.end_line or min(len(lines), start + READ_LINES_DEFAULT)
         text = "\n".join(numbered(lines[start:end], start + 1))
+        if file.note():
+            text = f"{file.note()}\n{text}"
         if end < len(lines):
             text += f"\n… {len(lines) - end} more lines; read_file with start_line={end + 1}"
-        return Observation("ok", text, len(data))
+        return Observation("ok", text, len(view))
 
     def _list_files(self, a: Any) -> Observation:
         if a.glob and (problem := _glob_problem(a.glob)):
@@ -129,13 +140,16 @@ class ToolBox:
         if a.glob and (problem := _glob_problem(a.glob)):
             return Observation.error(problem)
         hits: list[str] = []
-        total = 0
+        total = skipped = raw = 0
         deadline = time.monotonic() + SEARCH_SECONDS
         for rel in worktree_files(self.root):
             if a.glob and not glob_match(rel, a.glob):
                 continue
             text = self._readable_text(rel)
-            for n, line in enumerate(text.splitlines(), 1):
+            if text is None:
+                skipped += 1
+                continue
+            for n, line in enumerate(text.split("\n"), 1):
                 try:
                     found = pattern.search(line, timeout=max(0.0, deadline - time.monotonic()))
                 except TimeoutError:
@@ -145,21 +159,28 @@ class ToolBox:
                 if not found:
                     continue
                 total += 1
+                raw += len(rel) + len(str(n)) + len(line) + 3  # as `rel:n: line`, uncut
                 if len(hits) < SEARCH_LIMIT:
                     hits.append(f"{rel}:{n}: {_hit_text(line)}")
+        unread = (
+            f"\n({skipped} file(s) skipped: binary or not decodable as text)" if skipped else ""
+        )
         if not hits:
-            return Observation("ok", f"no matches for {a.pattern!r}", 0)
+            return Observation.ok(f"no matches for {a.pattern!r}{unread}")
         more = f"\n… {total - len(hits)} more matches" if total > len(hits) else ""
-        return Observation("ok", "\n".join(hits) + more, total)
+        raw += total - 1  # the newlines between hits
+        return Observation("ok", "\n".join(hits) + more + unread, raw + len(unread))
 
-    def _readable_text(self, rel: str) -> str:
-        """A file's text if the policy lets the model read it (no symlink out of the worktree)."""
+    def _readable_text(self, rel: str) -> str | None:
+        """A file's text (line ends as LF) if the policy lets the model read it (no symlink out
+        of the worktree); None for a file that is not text, "" for one it may not read."""
         if not self.policy.check(rel, write=False).allowed:
             return ""
         try:
-            return (self.root / rel).read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
+            file = decode_file((self.root / rel).read_bytes())
+        except OSError:
             return ""
+        return None if isinstance(file, NotText) else file.view
 
     def _edit_file(self, a: Any) -> Observation:
         decision = self.policy.check(a.path, write=True)
@@ -170,30 +191,51 @@ class ToolBox:
             return Observation.error(
                 f"{a.path}: no such file; use write_file to create it. {self._similar(a.path)}"
             )
-        content = target.read_text(encoding="utf-8", errors="surrogateescape")
-        outcome = apply_edit(content, a.old_text, a.new_text)
+        data = target.read_bytes()
+        file = decode_file(data)
+        if isinstance(file, NotText):
+            return Observation.error(f"{a.path} {file.reason}; edit_file changes text files only")
+        outcome = apply_edit(file.text, a.old_text, a.new_text, file.newline)
         if not outcome.ok:
             return Observation.error(f"{a.path}: {outcome.message}")
-        target.write_text(outcome.content, encoding="utf-8", errors="surrogateescape")
-        first, last = changed_lines(outcome.content, outcome.at, len(a.new_text))
+        encoded = file.encode(outcome.content)
+        if isinstance(encoded, str):
+            return Observation.error(f"{a.path}: new_text {encoded}")
+        if encoded != data:
+            target.write_bytes(encoded)
+        first, last = changed_span(outcome.first_line, a.new_text)
         span = f"line {first}" if first == last else f"lines {first}-{last}"
         text = f"edited {a.path} ({span} changed); it now reads:\n"
-        text += region(outcome.content, first, last)
-        return Observation("ok", text, len(a.new_text), _digest(a.path, outcome.content))
+        text += region(outcome.content.replace("\r\n", "\n"), first, last)
+        return Observation.ok(text, _digest(a.path, outcome.content))
 
     def _write_file(self, a: Any) -> Observation:
+        """A new file is UTF-8 as written; an existing text file keeps its encoding and line
+        ends, and a binary file is not overwritten by text."""
         decision = self.policy.check(a.path, write=True)
         if not decision.allowed:
             return Observation.denied(decision.reason)
         target = self.root / decision.path
         existed = target.exists()
+        content, file = a.content, decode_file(target.read_bytes()) if target.is_file() else None
+        if isinstance(file, NotText):
+            return Observation.error(
+                f"{a.path} {file.reason}; write_file does not overwrite binary files "
+                "(delete_file it first to replace it)"
+            )
+        if file is not None:
+            content = with_newlines(content, file.newline)
+        encoded = (file or NEW_FILE).encode(content)
+        if isinstance(encoded, str):
+            return Observation.error(f"{a.path}: content {encoded}")
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(a.content, encoding="utf-8")
+        target.write_bytes(encoded)
         verb = "overwrote" if existed else "created"
-        lines = len(a.content.splitlines())
+        view = content.replace("\r\n", "\n")
+        lines = len(view.splitlines())
         text = f"{verb} {a.path} ({lines} lines, {len(a.content)} chars); it now reads:\n"
-        text += region(a.content, 1, lines)
-        return Observation("ok", text, 0, _digest(a.path, a.content))
+        text += region(view, 1, lines)
+        return Observation.ok(text, _digest(a.path, a.content))
 
     def _delete_file(self, a: Any) -> Observation:
         decision = self.policy.check(a.path, write=True)
@@ -203,7 +245,7 @@ class ToolBox:
         if not target.is_file():
             return Observation.error(f"{a.path}: no such file. {self._similar(a.path)}")
         target.unlink()
-        return Observation("ok", f"deleted {a.path}", 0, _digest(a.path, "\0deleted"))
+        return Observation.ok(f"deleted {a.path}", _digest(a.path, "\0deleted"))
 
     def _run(self, a: Any) -> Observation:
         result = self.sandbox.run(a.command, cwd=self.root, timeout_s=self.cmd_timeout_s)
