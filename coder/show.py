@@ -79,10 +79,31 @@ def _totals(console: Console, result: dict[str, Any]) -> None:
     console.print(
         f"turns {m(result.get('model_turns', '?'))} · tokens in {_count(tokens.get('input'))} "
         f"out {_count(tokens.get('output'))} · rollbacks {m(result.get('rollbacks', '?'))} · "
-        f"revisions {m(result.get('revisions', '?'))} · wall {_seconds(result.get('wall_s'))} "
-        f"(harness {_seconds(result.get('harness_s', 0), 2)}) · "
-        f"branch {m(result.get('branch', '?'))}",
+        f"revisions {m(result.get('revisions', '?'))} · branch {m(result.get('branch', '?'))}",
         highlight=False,
+    )
+    console.print(time_line(result), highlight=False)
+
+
+TIME_NAMES = (
+    ("model_s", "model"),
+    ("setup_s", "setup"),
+    ("baseline_s", "baseline tests"),
+    ("tool_commands_s", "model's commands"),
+    ("verification_s", "step verification"),
+    ("final_check_s", "final check"),
+    ("harness_s", "harness"),
+)
+
+
+def time_line(result: dict[str, Any]) -> str:
+    """Where the wall time went, each part named for what it is (older results: harness only)."""
+    wall = _seconds(result.get("wall_s"))
+    timing = _dict(result, "timing")
+    if not timing:
+        return f"wall {wall} (harness {_seconds(result.get('harness_s', 0), 2)})"
+    return f"wall {wall}: " + " · ".join(
+        f"{name} {_seconds(timing.get(key))}" for key, name in TIME_NAMES
     )
 
 

@@ -63,6 +63,27 @@ class Tokens(_Out):
     output: int = 0
 
 
+class Timing(_Out):
+    """Where a run's wall time went, in seconds. The parts add up to `wall_s`."""
+
+    setup_s: float = 0.0
+    """Before the first model call, the baseline aside: configuration, the worktree, the
+    sandbox probe, the repository map."""
+    baseline_s: float = 0.0
+    """The test command on the untouched worktree."""
+    model_s: float = 0.0
+    """Waiting for the model: the latency of every call."""
+    tool_commands_s: float = 0.0
+    """Commands the model ran with `run`."""
+    verification_s: float = 0.0
+    """Commands of the step invariants (`tests_pass`, `command_succeeds`)."""
+    final_check_s: float = 0.0
+    """The test command on the final tree."""
+    harness_s: float = 0.0
+    """The rest: the harness's own work between those (context, checkpoints, symbol checks,
+    commits, rollbacks, outputs)."""
+
+
 class FinalCheck(_Out):
     command: str | None
     passed: bool
@@ -118,7 +139,8 @@ class RunResult(_Out):
     """One line for the person: why the run stopped, or what it verified."""
     final_check: FinalCheck | None = None
     harness_s: float = 0.0
-    """Wall time minus model latency and command time: what the harness itself cost."""
+    """The harness's own work after setup, as `timing.harness_s` (kept where readers look)."""
+    timing: Timing = Field(default_factory=Timing)
     applied: bool = False
     baseline: BaselineResult | None = None
     """None when there is no test command."""

@@ -13,12 +13,20 @@ from dataclasses import dataclass, field
 from summarizers.causes import find_causes
 from summarizers.logformats import generic_log
 from summarizers.logformats.model import ParsedLog
-from summarizers.logformats.prep import prepare
+from summarizers.logformats.prep import prepare, strip_terminal
 from summarizers.logformats.registry import FORMATS, detect, get_format
 from summarizers.logformats.render import render
 from summarizers.tokens import estimate_tokens
 
 DEFAULT_BUDGET = 2000
+__all__ = [
+    "DEFAULT_BUDGET",
+    "CompactLog",
+    "compact_command_text",
+    "compact_log",
+    "known_formats",
+    "strip_terminal",
+]
 
 
 @dataclass(frozen=True)
@@ -57,19 +65,30 @@ def compact_log(
     extra = [f"exit code {exit_code}"] if exit_code not in (None, 0) else []
     if not text:
         return CompactLog("", parsed.format, 0, 0)
+    failing = [f.id for f in parsed.failures if f.label or parsed.format != "generic"]
+    whole = _whole(lines, parsed.progress, extra, budget)
+    if whole is not None:  # it fits: the model sees the log itself, not a summary of it
+        return CompactLog(whole, parsed.format, raw_tokens, estimate_tokens(whole), failing)
     rendered = render(parsed, budget, extra)
-    text_out = rendered.text
-    whole = "\n".join([*lines, *extra])
-    if estimate_tokens(whole) <= min(budget, estimate_tokens(text_out)):
-        text_out = whole  # the cleaned log itself is no bigger than its summary: keep it all
     return CompactLog(
-        text=text_out,
+        text=rendered.text,
         format=parsed.format,
         raw_tokens=raw_tokens,
-        tokens=estimate_tokens(text_out),
-        failing=[f.id for f in parsed.failures if f.label or parsed.format != "generic"],
-        omitted=rendered.omitted if text_out is rendered.text else [],
+        tokens=estimate_tokens(rendered.text),
+        failing=failing,
+        omitted=rendered.omitted,
     )
+
+
+def _whole(lines: list[str], progress: set[int], extra: list[str], budget: int) -> str | None:
+    """The cleaned log, progress dots left out, if it fits `budget`; decided from the line
+    lengths first, so a big log costs no copy."""
+    chars = sum(map(len, lines)) + len(lines) - sum(len(lines[i]) + 1 for i in progress)
+    if chars > 4 * budget:  # a character is at least a byte: it cannot fit
+        return None
+    kept = [x for i, x in enumerate(lines) if i not in progress] if progress else lines
+    whole = "\n".join([*kept, *extra])
+    return whole if whole.strip() and estimate_tokens(whole) <= budget else None
 
 
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")

@@ -1,49 +1,47 @@
 """A map of the repository for the planner: the files most relevant to the task, with their
 symbols and signatures, cut to a token budget.
 
-Relevance is identifier overlap between the task and each file's path and symbol names, plus
-how many other files use the names a file defines. Parsing is what costs, so per-file facts are
-cached by git blob id: a second map of an unchanged repository reparses nothing.
+Ranking is cheap first (`repomap_rank`: the task's words in each path and file text), then
+exact for the leading candidates, which are parsed to see which define a name the task uses.
+Everything else is parsed only if the budget reaches it, so a cold map of a 20,000-file
+repository parses tens of files, not all of them. Per-file facts are cached by git blob id: a
+second map of an unchanged repository reparses nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
-import math
 import os
-import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 from summarizers.ast_common import language_for
 from summarizers.ast_scope import extract_symbols
 from summarizers.repofiles import TrackedFile, tracked_files
+from summarizers.repomap_rank import (
+    definition_score,
+    early_score,
+    find_mentions,
+    matches_task,
+    split_words,
+    task_terms,
+)
 from summarizers.tokens import estimate_tokens, utf8_len
 
-_T = TypeVar("_T")
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 MAX_FILE_BYTES = 1_000_000
 MAX_LINES_PER_FILE = 30
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_STOP = set(
-    "the and for with that this from into when then than should must make makes add adds use "
-    "uses using fix fixes change changes update updates new old all any can not but are was "
-    "were its it's has have had does did get set let var def self cls none true false return "
-    "function class const import export test tests file files code please also only each".split()
-)
+MIN_CANDIDATES = 20
+"""At least this many of the best early-scored files are parsed before the final ranking."""
 
 
 @dataclass(frozen=True)
 class FileFacts:
     symbols: list[tuple[str, str, str, int, bool]]
     """(name, kind, signature, line, public) in file order."""
-    words: list[str]
-    """Identifiers the file uses (for references between files)."""
     error: str | None = None
     names: list[str] = field(default_factory=list)
     """Lower-cased last components of the symbol names."""
@@ -59,7 +57,6 @@ class RepoMapCache:
     hits: int = 0
     misses: int = 0
     _facts: dict[str, FileFacts] = field(default_factory=dict)
-    _memo: dict[tuple[str, str], object] = field(default_factory=dict)
 
     def get(self, key: str) -> FileFacts | None:
         facts = self._facts.get(key)
@@ -78,13 +75,6 @@ class RepoMapCache:
         if self.directory is not None:
             self._store(key, facts)
 
-    def memo(self, what: str, snapshot: str, build: Callable[[], _T]) -> _T:
-        """Whole-repository results for one exact set of file versions (in memory only)."""
-        key = (what, snapshot)
-        if key not in self._memo:
-            self._memo[key] = build()
-        return self._memo[key]  # type: ignore[return-value]
-
     def _path(self, key: str) -> Path:
         assert self.directory is not None
         safe = key.replace(":", "-")
@@ -94,7 +84,7 @@ class RepoMapCache:
         try:
             raw = json.loads(self._path(key).read_text())
             symbols = [tuple(s) for s in raw["symbols"]]
-            return FileFacts(symbols, raw["words"], raw["error"], raw["names"], raw["name_words"])  # type: ignore[arg-type]
+            return FileFacts(symbols, raw["error"], raw["names"], raw["name_words"])  # type: ignore[arg-type]
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -104,7 +94,6 @@ class RepoMapCache:
             path.parent.mkdir(parents=True, exist_ok=True)
             data = {
                 "symbols": facts.symbols,
-                "words": facts.words,
                 "error": facts.error,
                 "names": facts.names,
                 "name_words": facts.name_words,
@@ -125,20 +114,41 @@ def build_repo_map(
     root = Path(root)
     cache = cache if cache is not None else RepoMapCache()
     files = tracked_files(root)
-    facts = {f.path: _facts_for(root, f, cache) for f in files}
-    snapshot = hashlib.sha1("\n".join(f"{f.path} {f.blob_id}" for f in files).encode()).hexdigest()
-    referenced = cache.memo("references", snapshot, lambda: _reference_counts(facts))
-    rarity = cache.memo("idf", snapshot, lambda: _idf(facts))
     terms = task_terms(task)
-    scores = {f.path: _score(f.path, facts[f.path], terms, task, referenced, rarity) for f in files}
-    ranked = sorted(files, key=lambda f: (-scores[f.path], f.path))
-    return _fit([(f.path, facts[f.path]) for f in ranked], len(files), budget)
+    mentions = find_mentions(root, (f.path for f in files), terms)
+    early = dict.fromkeys((f.path for f in files), 0.0)
+    for path in mentions.in_path.keys() | mentions.in_text.keys() | _named_in(task, early):
+        early[path] = early_score(path, task, mentions)
+    by_early = sorted(files, key=lambda f: (-early[f.path], f.path.count("/"), f.path))
+    facts: Callable[[TrackedFile], FileFacts] = functools.cache(
+        lambda file: _facts_for(root, file, cache)
+    )
+    count = max(MIN_CANDIDATES, budget // 20)
+    candidates = [f for f in by_early[:count] if early[f.path] > 0]
+    exact = {
+        f.path: early[f.path]
+        + definition_score(facts(f).names, facts(f).name_words, mentions, terms)
+        for f in candidates
+    }
+    ranked = sorted(candidates, key=lambda f: (-exact[f.path], f.path))
+    ranked += [f for f in by_early if f.path not in exact]
+    return _fit(ranked, facts, lambda symbol: matches_task(symbol, terms, task), budget)
+
+
+def _named_in(task: str, paths: Iterable[str]) -> set[str]:
+    """Paths the task spells out (whole, or by a file name long enough to mean that file)."""
+    named = set()
+    for path in paths:
+        name = path[path.rfind("/") + 1 :]
+        if path in task or (len(name) > 4 and name in task):
+            named.add(path)
+    return named
 
 
 def _facts_for(root: Path, file: TrackedFile, cache: RepoMapCache) -> FileFacts:
     language = language_for(file.path)
     if language is None:
-        return FileFacts([], [])
+        return FileFacts([])
     key = f"{language}:{file.blob_id}"
     cached = cache.get(key)
     if cached is not None:
@@ -146,17 +156,15 @@ def _facts_for(root: Path, file: TrackedFile, cache: RepoMapCache) -> FileFacts:
     try:
         data = (root / file.path).read_bytes()
     except OSError:
-        return FileFacts([], [], "unreadable")
+        return FileFacts([], "unreadable")
     if len(data) > MAX_FILE_BYTES or b"\x00" in data:
-        facts = FileFacts([], [], "binary or too large")
+        facts = FileFacts([], "binary or too large")
     else:
-        source = data.decode("utf-8", "replace")
-        result = extract_symbols(source, language)
+        result = extract_symbols(data.decode("utf-8", "replace"), language)
         symbols = [(s.name, s.kind, s.signature, s.line, s.public) for s in result.symbols]
         last = sorted({s.name.rsplit(".", 1)[-1] for s in result.symbols})
         facts = FileFacts(
             symbols,
-            sorted(set(_WORD.findall(source))),
             str(result.error) if result.error else None,
             sorted({n.lower() for n in last}),
             sorted({w for n in last for w in split_words(n)}),
@@ -165,84 +173,30 @@ def _facts_for(root: Path, file: TrackedFile, cache: RepoMapCache) -> FileFacts:
     return facts
 
 
-def _reference_counts(facts: dict[str, FileFacts]) -> dict[str, int]:
-    """For each file, how many other files use a name it defines at top level."""
-    definers: dict[str, list[str]] = {}
-    for path, f in facts.items():
-        for name, _kind, _sig, _line, _public in f.symbols:
-            if "." not in name and len(name) >= 4:
-                definers.setdefault(name, []).append(path)
-    definers = {n: paths for n, paths in definers.items() if len(paths) <= 3}
-    users: dict[str, set[str]] = {}
-    for path, f in facts.items():
-        for word in f.words:
-            for definer in definers.get(word, ()):
-                if definer != path:
-                    users.setdefault(definer, set()).add(path)
-    return {path: len(u) for path, u in users.items()}
-
-
-def split_words(identifier: str) -> list[str]:
-    """ "verifyCredential" -> ["verify", "credential"]; "token_store" -> ["token", "store"]."""
-    out = []
-    for part in re.split(r"[_\W]+", identifier):
-        out += [w.lower() for w in _CAMEL.findall(part)]
-    return out
-
-
-def task_terms(task: str) -> set[str]:
-    terms = set()
-    for ident in re.findall(r"[A-Za-z_][\w]*", task):
-        for w in [ident.lower(), *split_words(ident)]:
-            if len(w) >= 3 and w not in _STOP:
-                terms.add(w)
-    return terms
-
-
-def _idf(facts: dict[str, FileFacts]) -> dict[str, float]:
-    """log(N / document frequency) of every path and symbol word: rare words identify files."""
-    df: dict[str, int] = {}
-    for path, f in facts.items():
-        for word in set(split_words(path)) | set(f.name_words) | set(f.names):
-            df[word] = df.get(word, 0) + 1
-    n = max(1, len(facts))
-    return {w: math.log(1 + n / c) for w, c in df.items()}
-
-
-def _score(
-    path: str,
-    facts: FileFacts,
-    terms: set[str],
-    task: str,
-    referenced: dict[str, int],
-    rarity: dict[str, float],
-) -> float:
-    score = 0.0
-    name = path.rsplit("/", 1)[-1]
-    if path in task or (len(name) > 4 and name in task):
-        score += 20
-    score += 3 * sum(rarity.get(t, 0.0) for t in terms.intersection(split_words(path)))
-    score += 3 * sum(rarity.get(t, 0.0) for t in terms.intersection(facts.names))
-    score += sum(rarity.get(t, 0.0) for t in terms.intersection(facts.name_words))
-    score += 0.5 * math.log2(1 + referenced.get(path, 0))
-    return score
-
-
-def _render_file(path: str, facts: FileFacts) -> str:
+def _render_file(path: str, facts: FileFacts, named: Callable[[str], bool]) -> str:
+    """The file's public symbols in file order; those the task names are always among them."""
     note = f" (does not parse at {facts.error.split(': ', 1)[0]})" if facts.error else ""
     if not facts.symbols:
         return path + note + "\n"
-    head = f"{path}:{note}"
-    lines = [head]
-    shown = [s for s in facts.symbols if s[4]] or facts.symbols[:5]
+    lines = [f"{path}:{note}"]
+    wanted = {s[0] for s in facts.symbols if named(s[0])}
+    wanted |= {name.rsplit(".", 1)[0] for name in wanted if "." in name}  # and their classes
+    shown = [s for s in facts.symbols if s[4] or s[0] in wanted] or facts.symbols[:5]
     constants = [s[0] for s in shown if s[1] == "variable" and "." not in s[0]]
+    constants.sort(key=lambda name: name not in wanted)
     if constants:
         lines.append("  " + _clip(", ".join(constants), 100))
     members = [s for s in shown if s[1] != "variable"]
-    for name, _kind, signature, _line, _public in members[:MAX_LINES_PER_FILE]:
+    room = MAX_LINES_PER_FILE - sum(1 for s in members if s[0] in wanted)
+    listed = []
+    for symbol in members:
+        if symbol[0] in wanted or room > 0:
+            listed.append(symbol)
+            room -= symbol[0] not in wanted
+    for name, _kind, signature, _line, _public in listed:
         lines.append("  " * (name.count(".") + 1) + signature)
-    if len(members) > MAX_LINES_PER_FILE:
-        lines.append(f"  ... {len(members) - MAX_LINES_PER_FILE} more")
+    if len(members) > len(listed):
+        lines.append(f"  ... {len(members) - len(listed)} more")
     return "\n".join(lines) + "\n"
 
 
@@ -251,25 +205,32 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _header(k: int, total: int) -> str:
-    return f"Repository map: {k} of {total} tracked files, most relevant to the task first.\n"
+    """The map is printed under a "Repository map:" heading, so it does not carry one itself."""
+    return f"{k} of {total} tracked files, the most relevant to the task first:\n"
 
 
 def _footer(k: int, total: int) -> str:
     return f"[{total - k} more files not shown]\n" if k < total else ""
 
 
-def _fit(ranked: list[tuple[str, FileFacts]], total: int, budget: int) -> str:
+def _fit(
+    ranked: list[TrackedFile],
+    facts: Callable[[TrackedFile], FileFacts],
+    named: Callable[[str], bool],
+    budget: int,
+) -> str:
     """The most files that fit, found by binary search over the ranked list (as aider does).
 
-    Blocks are rendered lazily: only as many as could possibly fit are ever built.
+    Blocks are rendered (and their files parsed) lazily: only as many as could possibly fit.
     """
+    total = len(ranked)
     limit = 4 * max(0, budget)
     blocks: list[str] = []
     sizes = [0]
-    for path, facts in ranked:
+    for file in ranked:
         if sizes[-1] > limit:
             break
-        blocks.append(_render_file(path, facts))
+        blocks.append(_render_file(file.path, facts(file), named))
         sizes.append(sizes[-1] + utf8_len(blocks[-1]))
 
     def fits(k: int) -> bool:

@@ -9,6 +9,21 @@ from rich.table import Table
 
 from coder.display import markup_safe
 
+TIME_PARTS = (
+    "setup_s",
+    "baseline_s",
+    "model_s",
+    "tool_commands_s",
+    "verification_s",
+    "final_check_s",
+    "harness_s",
+)
+
+
+def checks_s(timing: dict[str, float]) -> float:
+    """Seconds of the harness's own test runs: the baseline, step verification, final check."""
+    return timing["baseline_s"] + timing["verification_s"] + timing["final_check_s"]
+
 
 def summarize(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, Any]:
     summary: dict[str, Any] = {}
@@ -28,6 +43,9 @@ def summarize(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, A
             ),
             "mean_harness_s": round(mean(r["harness_s"] for r in mine), 3),
             "mean_wall_s": round(mean(r["wall_s"] for r in mine), 3),
+            "mean_timing": {
+                part: round(mean(r["timing"][part] for r in mine), 3) for part in TIME_PARTS
+            },
         }
     return summary
 
@@ -46,12 +64,12 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
         "revisions",
         "turns",
         "tokens",
-        "wall s",
+        *RUN_TIME_COLUMNS,
     ):
         table.add_column(
             column,
             justify="right"
-            if column in ("steps", "rollbacks", "revisions", "turns", "tokens", "wall s")
+            if column in ("steps", "rollbacks", "revisions", "turns", "tokens", *RUN_TIME_COLUMNS)
             else "left",
         )
     for r in rows:
@@ -67,7 +85,7 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
             str(r["revisions"]),
             str(r["turns"]),
             f"{r['tokens']['input'] + r['tokens']['output']:,}",
-            f"{r['wall_s']:.1f}",
+            *_time_cells(r["wall_s"], r["timing"]),
         )
     return table
 
@@ -82,7 +100,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
         "claimed",
         "shipped broken",
         "mean tokens",
-        "mean harness s",
+        *(f"mean {c}" for c in MODE_TIME_COLUMNS),
     ):
         table.add_column(column, justify="left" if column == "mode" else "right")
     for mode, s in summary.items():
@@ -94,9 +112,22 @@ def summary_table(summary: dict[str, Any]) -> Table:
             str(s["claimed_success"]),
             str(s["shipped_broken"]),
             f"{s['mean_tokens']:,.0f}",
-            f"{s['mean_harness_s']:.2f}",
+            *_time_cells(s["mean_wall_s"], s["mean_timing"], every=True),
         )
     return table
+
+
+RUN_TIME_COLUMNS = ("wall s", "model s", "checks s", "harness s")
+"""checks: the baseline, step verification and final check commands; harness: the harness's
+own work after setup. The per-mode table adds the model's `run` commands and setup."""
+MODE_TIME_COLUMNS = ("wall s", "model s", "checks s", "run s", "setup s", "harness s")
+
+
+def _time_cells(wall: float, timing: dict[str, float], *, every: bool = False) -> list[str]:
+    cells = [f"{wall:.1f}", f"{timing['model_s']:.1f}", f"{checks_s(timing):.1f}"]
+    if every:
+        cells += [f"{timing['tool_commands_s']:.1f}", f"{timing['setup_s']:.2f}"]
+    return [*cells, f"{timing['harness_s']:.2f}"]
 
 
 def _yes(value: bool) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from coder.bench.fixtures import Fixture
 from coder.bench.layout import lay_out
+from contracts.result import Timing
 from sandbox.gitcli import git
 
 ACCEPTANCE_TIMEOUT_S = 120.0
@@ -72,6 +73,7 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
             tokens={"input": result.tokens.input, "output": result.tokens.output},
             wall_s=round(time.monotonic() - started, 3),
             harness_s=result.harness_s,
+            timing=result.timing.model_dump(),
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -93,6 +95,7 @@ def _row(fixture: Fixture, mode: str, **fields: Any) -> dict[str, Any]:
         "tokens": {"input": 0, "output": 0},
         "wall_s": 0.0,
         "harness_s": 0.0,
+        "timing": Timing().model_dump(),
     }
     row.update(fields)
     return row

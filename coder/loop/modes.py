@@ -33,7 +33,7 @@ def run_contract(rt: Runtime) -> None:
         _execute(rt, step, failures.get(step_id, ""))
         checks = verify_step(step, _verify_env(rt, checkpoint.sha))
         for check in checks:
-            rt.state.command_s += check.command_s
+            rt.state.spent.verification_s += check.command_s
             rt.trace.emit(
                 "verification",
                 step=step_id,
@@ -182,12 +182,31 @@ def _rollback(rt: Runtime, step: CompiledStep, checkpoint_sha: str) -> None:
 
 
 def _failure_account(step_id: str, checks: list[Check]) -> str:
-    """What the planner is told: the failed checks' evidence first, within a token budget."""
+    """What the planner is told: the failed checks' evidence first, within a token budget.
+
+    One failure, one line: two checks that ran the same tests report the same failing ids,
+    and a repeated line says nothing the first one did not.
+    """
     lines = [f"Step {step_id} failed verification and was rolled back."]
+    said: set[str] = set()
     for check in sorted(checks, key=lambda c: c.status != "failed"):
-        lines.append(f"[{check.status}] {check.kind}: {check.evidence}")
+        lines.append(f"[{check.status}] {check.kind}: {_unsaid(check.evidence, said)}")
     text = "\n".join(lines)
     while estimate_tokens(text) > FAILURE_BUDGET and len(lines) > 2:
         lines.pop()
         text = "\n".join(lines) + "\n(further checks omitted)"
     return text[: FAILURE_BUDGET * 4]
+
+
+def _unsaid(evidence: str, said: set[str]) -> str:
+    """`evidence` without the failure lines an earlier check's evidence already gave."""
+    kept, repeated = [], 0
+    for line in evidence.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")) and line in said:
+            repeated += 1
+            continue
+        said.add(line)
+        kept.append(line)
+    if repeated:
+        kept.append(f"({repeated} failure line(s) as listed above)")
+    return "\n".join(kept)

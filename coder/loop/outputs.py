@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Tokens
+from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Timing, Tokens
 from sandbox.gitcli import git
 
 if TYPE_CHECKING:
     from coder.loop.runtime import Runtime
+    from coder.loop.state import Spent
 
 
 def write_outputs(
@@ -29,6 +30,7 @@ def write_outputs(
     (rt.run_dir / "final.patch").write_bytes(raw_patch)
     patch = raw_patch.decode("utf-8", errors="replace")
     wall = state.elapsed()
+    timing = _timing(state.spent, wall)
     steps = [state.steps[s] for s in (state.plan.order if state.plan else []) if s in state.steps]
     steps += [o for s, o in state.steps.items() if o not in steps]
     result = RunResult(
@@ -48,7 +50,8 @@ def write_outputs(
         model_turns=state.turns,
         tokens=Tokens(input=state.input_tokens, output=state.output_tokens),
         wall_s=round(wall, 3),
-        harness_s=round(max(0.0, wall - state.model_s - state.command_s), 3),
+        harness_s=timing.harness_s,
+        timing=timing,
         patch=patch,
         message=message,
         final_check=final,
@@ -63,3 +66,8 @@ def save_result(run_dir: Path, result: RunResult) -> None:
     """(Re)write result.json: after the run, and when something later adds to it (--apply,
     the PR bot's push)."""
     (run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+
+
+def _timing(spent: Spent, wall: float) -> Timing:
+    parts = {name: round(seconds, 3) for name, seconds in vars(spent).items()}
+    return Timing(**parts, harness_s=round(max(0.0, wall - spent.accounted()), 3))

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from coder.config import (
     ConfigError,
@@ -106,6 +106,7 @@ class RunOutcome:
 
 
 def run_task(options: RunOptions) -> RunOutcome:
+    started = time.monotonic()  # the run's wall time, setup included
     if options.mode not in MODES:
         raise UsageError(f"unknown mode {options.mode!r}; choose one of {', '.join(MODES)}")
     if not options.task.strip():
@@ -174,6 +175,7 @@ def run_task(options: RunOptions) -> RunOutcome:
             protected=protected,
             test_cmd=test_cmd,
         )
+        rt.state.started = started
         setup_cmd = config.setup_cmd if config else None
         if setup_cmd:
             _setup(rt, workspace, setup_cmd)
@@ -261,13 +263,14 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
     a test command that cannot run at all: then the run never began and writes nothing."""
     reason, message, final = "interrupted", "interrupted", None
     unrunnable = False
+    spent = rt.state.spent
     try:
-        rt.baseline = _timed(
-            rt, lambda: run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
-        )
+        with spent.clock("baseline_s"):
+            rt.baseline = run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
         rt.trace.emit("baseline", **rt.baseline.event())
         cache = RepoMapCache(directory=workspace.repo / ".coder" / "cache" / "repomap")
         rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
+        spent.setup_s = rt.state.elapsed() - spent.baseline_s
         MODES[rt.mode](rt)
         final = _final_check(rt, rt.baseline)
         if final.passed:
@@ -303,6 +306,7 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
                 stop_reason=result.stop_reason,
                 message=result.message,
                 wall_s=result.wall_s,
+                timing=result.timing.model_dump(),
             )
         rt.trace.close()
     return result
@@ -321,7 +325,6 @@ def _setup(rt: Runtime, workspace: Workspace, command: str) -> None:
         rt.trace.close()
         workspace.delete_branch()
         raise UsageError(f"{failure} (output: {rt.run_dir / 'setup.log'})") from None
-    rt.state.command_s += result.duration_s
     rt.trace.emit("setup", command=command, status="ok", duration_s=round(result.duration_s, 3))
 
 
@@ -332,9 +335,10 @@ def _warn(options: RunOptions, line: str) -> None:
 
 def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
     reuse = reusable_run(rt.root, rt.state.full_run, rt.test_cmd)
-    final = unchanged_check(rt.checkpoints, rt.base_commit) or _timed(
-        rt, lambda: final_check(rt.sandbox, rt.root, base, rt.limits.cmd_timeout_s, reuse)
-    )
+    final = unchanged_check(rt.checkpoints, rt.base_commit)
+    if final is None:
+        with rt.state.spent.clock("final_check_s"):
+            final = final_check(rt.sandbox, rt.root, base, rt.limits.cmd_timeout_s, reuse)
     rt.trace.emit(
         "verification",
         step=None,
@@ -345,18 +349,6 @@ def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
         reused=reuse is not None,
     )
     return final
-
-
-T = TypeVar("T")
-
-
-def _timed(rt: Runtime, work: Callable[[], T]) -> T:
-    """Command time the harness spends outside any step (baseline and final test runs)."""
-    started = time.monotonic()
-    try:
-        return work()
-    finally:
-        rt.state.command_s += time.monotonic() - started
 
 
 def _first_missing(path: Path) -> Path | None:

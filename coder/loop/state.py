@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Literal
 
 from contracts.result import InvariantOutcome, StepOutcome
 from contracts.validation import ValidPlan
@@ -57,6 +59,34 @@ def model_timeout(limits: Limits, state: RunState) -> float:
     return max(1.0, limits.timeout_s - state.elapsed())
 
 
+TimePart = Literal[
+    "setup_s", "baseline_s", "model_s", "tool_commands_s", "verification_s", "final_check_s"
+]
+
+
+@dataclass
+class Spent:
+    """Seconds by what they went on (result.json `timing`); the harness's share is the rest."""
+
+    setup_s: float = 0.0
+    baseline_s: float = 0.0
+    model_s: float = 0.0
+    tool_commands_s: float = 0.0
+    verification_s: float = 0.0
+    final_check_s: float = 0.0
+
+    @contextmanager
+    def clock(self, part: TimePart) -> Iterator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            setattr(self, part, getattr(self, part) + time.monotonic() - started)
+
+    def accounted(self) -> float:
+        return sum(getattr(self, f.name) for f in fields(self))
+
+
 @dataclass
 class RunState:
     started: float = field(default_factory=time.monotonic)
@@ -65,8 +95,7 @@ class RunState:
     """Model calls that came back with a reply: 0 means the model was never reached."""
     input_tokens: int = 0
     output_tokens: int = 0
-    model_s: float = 0.0
-    command_s: float = 0.0
+    spent: Spent = field(default_factory=Spent)
     plan: ValidPlan | None = None
     plan_versions: int = 0
     revisions: int = 0

@@ -148,7 +148,7 @@ class Session:
         started = time.monotonic()
         reply, size = self._send(conversation, phase)
         state.replies += 1
-        state.model_s += reply.latency_s or (time.monotonic() - started)
+        state.spent.model_s += reply.latency_s or (time.monotonic() - started)
         state.input_tokens += reply.usage.input_tokens
         state.output_tokens += reply.usage.output_tokens
         self.trace.emit(
@@ -253,7 +253,7 @@ class Session:
         else:
             self.toolbox.cmd_timeout_s = command_timeout(self.limits, self.state)
             obs = self.toolbox.execute(call.tool, call.args)
-            self.state.command_s += obs.duration_s
+            self.state.spent.tool_commands_s += obs.duration_s
             if obs.status != "ok":
                 self.state.failed_calls[key] = self.state.failed_calls.get(key, 0) + 1
             elif call.tool in FILE_CHANGING:

@@ -27,13 +27,13 @@ class ReadFile(_Args):
 
 
 class ListFiles(_Args):
-    """List repository files, optionally filtered by a glob such as `src/**/*.py`."""
+    """List repository files, optionally filtered by a glob (`src/**/*.py`, `*.{ini,cfg}`)."""
 
     glob: str | None = None
 
 
 class Search(_Args):
-    """Search file contents for a regular expression; returns path:line: text."""
+    """Search file contents for a regular expression; returns path:line: text as in the file."""
 
     pattern: str = Field(min_length=1)
     glob: str | None = None

@@ -17,13 +17,14 @@ import regex
 from pydantic import ValidationError
 
 from coder.tools.editing import apply_edit
+from coder.tools.regions import changed_span, numbered, region
 from coder.tools.specs import TOOL_ARGS, usage_line
 from coder.tools.textfile import NEW_FILE, NotText, decode_file, printable, with_newlines
 from sandbox.changes import worktree_files
 from sandbox.confine import Sandbox
-from sandbox.globs import glob_match
+from sandbox.globs import GlobError, expand_braces, glob_match
 from sandbox.policy import PathPolicy
-from summarizers.logs import compact_log
+from summarizers.logs import compact_log, strip_terminal
 from summarizers.tokens import estimate_tokens
 
 ObservationStatus = Literal["ok", "error", "denied"]
@@ -32,6 +33,7 @@ READ_LINES_DEFAULT = 400
 LIST_LIMIT = 400
 SEARCH_LIMIT = 100
 SEARCH_SECONDS = 10.0
+SEARCH_LINE_CHARS = 200
 RUN_BUDGET_TOKENS = 1500
 
 
@@ -109,8 +111,7 @@ class ToolBox:
                 f"{a.path} has {len(lines)} lines; ask for a range within 1-{len(lines)}"
             )
         end = a.end_line or min(len(lines), start + READ_LINES_DEFAULT)
-        shown = [f"{n:>5}| {line}" for n, line in enumerate(lines[start:end], start + 1)]
-        text = "\n".join(shown)
+        text = "\n".join(numbered(lines[start:end], start + 1))
         if file.note():
             text = f"{file.note()}\n{text}"
         if end < len(lines):
@@ -118,6 +119,8 @@ class ToolBox:
         return Observation("ok", text, len(view))
 
     def _list_files(self, a: Any) -> Observation:
+        if a.glob and (problem := _glob_problem(a.glob)):
+            return Observation.error(problem)
         files = worktree_files(self.root)
         if a.glob:
             files = [f for f in files if glob_match(f, a.glob)]
@@ -134,6 +137,8 @@ class ToolBox:
             return Observation.error(
                 f"invalid regular expression: {exc}; escape special characters"
             )
+        if a.glob and (problem := _glob_problem(a.glob)):
+            return Observation.error(problem)
         hits: list[str] = []
         total = skipped = raw = 0
         deadline = time.monotonic() + SEARCH_SECONDS
@@ -156,7 +161,7 @@ class ToolBox:
                 total += 1
                 raw += len(rel) + len(str(n)) + len(line) + 3  # as `rel:n: line`, uncut
                 if len(hits) < SEARCH_LIMIT:
-                    hits.append(f"{rel}:{n}: {line.strip()[:200]}")
+                    hits.append(f"{rel}:{n}: {_hit_text(line)}")
         unread = (
             f"\n({skipped} file(s) skipped: binary or not decodable as text)" if skipped else ""
         )
@@ -198,7 +203,11 @@ class ToolBox:
             return Observation.error(f"{a.path}: new_text {encoded}")
         if encoded != data:
             target.write_bytes(encoded)
-        return Observation.ok(f"edited {a.path}", _digest(a.path, outcome.content))
+        first, last = changed_span(outcome.first_line, a.new_text)
+        span = f"line {first}" if first == last else f"lines {first}-{last}"
+        text = f"edited {a.path} ({span} changed); it now reads:\n"
+        text += region(outcome.content.replace("\r\n", "\n"), first, last)
+        return Observation.ok(text, _digest(a.path, outcome.content))
 
     def _write_file(self, a: Any) -> Observation:
         """A new file is UTF-8 as written; an existing text file keeps its encoding and line
@@ -222,9 +231,11 @@ class ToolBox:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(encoded)
         verb = "overwrote" if existed else "created"
-        return Observation.ok(
-            f"{verb} {a.path} ({len(a.content)} chars)", _digest(a.path, a.content)
-        )
+        view = content.replace("\r\n", "\n")
+        lines = len(view.splitlines())
+        text = f"{verb} {a.path} ({lines} lines, {len(a.content)} chars); it now reads:\n"
+        text += region(view, 1, lines)
+        return Observation.ok(text, _digest(a.path, a.content))
 
     def _delete_file(self, a: Any) -> Observation:
         decision = self.policy.check(a.path, write=True)
@@ -254,8 +265,9 @@ class ToolBox:
 
 
 def render_command(result: Any, *, budget: int) -> tuple[str, int]:
-    """What the model sees of a command: its status line, then the output compacted to budget."""
-    output = result.output
+    """What the model sees of a command: its status line, then the output as a terminal would
+    show it (colour codes and redraws gone), compacted only when it does not fit `budget`."""
+    output = strip_terminal(result.output)
     if result.timed_out:
         head = f"$ {result.command}\ntimed out after {result.duration_s:.1f}s and was killed"
     else:
@@ -266,11 +278,27 @@ def render_command(result: Any, *, budget: int) -> tuple[str, int]:
     if bound:
         head += f"\nthe command hit a sandbox bound: {bound}"
     if estimate_tokens(output) > budget:
-        compact = compact_log(output, budget=budget, exit_code=result.exit_code)
-        body = compact.text
+        body = compact_log(output, budget=budget, exit_code=result.exit_code).text
     else:
         body = output.rstrip()
-    return (f"{head}\n{body}" if body else head), len(output)
+    return (f"{head}\n{body}" if body else head), len(result.output)
+
+
+def _hit_text(line: str) -> str:
+    """The line as it is in the file, indentation kept, so old_text copied from it matches;
+    a long line is cut, and says so."""
+    line = line.rstrip()
+    if len(line) <= SEARCH_LINE_CHARS:
+        return line
+    return f"{line[:SEARCH_LINE_CHARS]} [… {len(line) - SEARCH_LINE_CHARS} more characters]"
+
+
+def _glob_problem(glob: str) -> str | None:
+    try:
+        expand_braces(glob)
+    except GlobError as exc:
+        return str(exc)
+    return None
 
 
 def _digest(*parts: str) -> str:

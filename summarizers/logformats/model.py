@@ -49,6 +49,9 @@ class ParsedLog:
     """Line indices printed as other text, e.g. "[12 similar frames dropped]" over a run."""
     causes: list[Cause] = field(default_factory=list)
     """Lines that say why nothing could run (a missing module, ...): kept under every budget."""
+    progress: set[int] = field(default_factory=set)
+    """Line indices of progress dots (`tests/x.py ..F.  [ 40%]`): left out even of a log that
+    is otherwise shown whole."""
 
     def drop(self, category: str, n: int = 1) -> None:
         if n > 0:

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MAX_LINE_CHARS = 10_000
 MAX_PERIOD = 6
 MIN_REPEATS = 3
@@ -21,12 +22,19 @@ class Prepared:
     repeated_dropped: int
 
 
-def prepare(text: str) -> Prepared:
+def strip_terminal(text: str) -> str:
+    """What a terminal would leave on screen: colour and cursor codes gone, carriage-return
+    redraws resolved to their last state, other control characters dropped (tabs and
+    newlines stay). A repository's `--color=yes` must not cost the model kilobytes of `[0m`."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
-    lines = text.split("\n")
     if "\r" in text:
-        lines = [_last_redraw(line) for line in lines]
+        text = "\n".join(_last_redraw(line) for line in text.split("\n"))
+    return _CONTROL.sub("", text)
+
+
+def prepare(text: str) -> Prepared:
+    lines = strip_terminal(text).split("\n")
     if lines and max(map(len, lines)) > MAX_LINE_CHARS:
         lines = [_clip_line(line) for line in lines]
     lines = [line.rstrip() for line in lines]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from summarizers.logformats import pytraceback
+from summarizers.logformats import doctests, pytraceback
 from summarizers.logformats.context import (
     add_unique,
     assertion_site,
@@ -22,7 +22,8 @@ from summarizers.logformats.context import (
 from summarizers.logformats.model import Failure, ParsedLog
 
 _SECTION = re.compile(r"^={3,} (.+?) ={3,}$")
-_BLOCK_HEAD = re.compile(r"^_{3,} (.+?) _{3,}$")
+_BLOCK_HEAD = re.compile(r"^_+ (.+?) _+$")
+"""pytest centres a failure's headline in underscores, down to one each side for long ids."""
 _SUBSECTION = re.compile(r"^-{3,} (.+?) -{3,}$")
 _SUMMARY = re.compile(r"^(FAILED|ERROR) (.+)$")
 _FINAL = re.compile(
@@ -80,11 +81,12 @@ def parse(lines: list[str]) -> ParsedLog:
     log.counts = _counts(lines)
     summary_range = next((r for name, *r in sections if "short test summary" in name), None)
     failures = _summary_failures(lines, summary_range or [0, len(lines)], strict=not summary_range)
+    listed = bool(summary_range and failures)
     verbose = _verbose_failures(lines, log)
     if not failures:
         failures = verbose
     blocks = _detail_blocks(lines, sections, log)
-    _attach(failures, blocks, verbose)
+    _attach(failures, blocks, verbose, listed=listed)
     for failure, block in failures:
         if block is not None:
             _analyze(lines, block, failure, root, log)
@@ -164,7 +166,7 @@ def _summary_failures(
 
 def _verbose_failures(lines: list[str], log: ParsedLog) -> list[tuple[Failure, _Block | None]]:
     found: dict[str, str] = {}
-    for line in lines:
+    for i, line in enumerate(lines):
         if not line or line[0].isspace():
             continue
         m = _VERBOSE.match(line)
@@ -178,6 +180,7 @@ def _verbose_failures(lines: list[str], log: ParsedLog) -> list[tuple[Failure, _
                 log.drop("passing/progress lines")
         elif (" " in line or "%]" in line) and _PROGRESS.match(line):
             log.drop("passing/progress lines")
+            log.progress.add(i)
     return [(Failure(id=ident, label=label), None) for ident, label in found.items()]
 
 
@@ -205,7 +208,11 @@ def _detail_blocks(
 
 
 def _split_blocks(lines: list[str], section: str, start: int, end: int) -> list[_Block]:
-    heads = [i for i in range(start, end) if _BLOCK_HEAD.match(lines[i])]
+    heads = [
+        i
+        for i in range(start, end)
+        if _BLOCK_HEAD.match(lines[i]) and not _FRAME_SEP.match(lines[i])
+    ]
     if heads:
         out = []
         for k, i in enumerate(heads):
@@ -226,7 +233,12 @@ def _split_blocks(lines: list[str], section: str, start: int, end: int) -> list[
 
 
 def _headline_key(headline: str) -> str:
-    for prefix in ("ERROR collecting ", "ERROR at setup of ", "ERROR at teardown of "):
+    for prefix in (
+        "ERROR collecting ",
+        "ERROR at setup of ",
+        "ERROR at teardown of ",
+        "[doctest] ",
+    ):
         if headline.startswith(prefix):
             return headline[len(prefix) :]
     return headline
@@ -241,7 +253,12 @@ def _attach(
     failures: list[tuple[Failure, _Block | None]],
     blocks: list[_Block],
     verbose: list[tuple[Failure, _Block | None]],
+    *,
+    listed: bool,
 ) -> None:
+    """Give each detail block to its failure. When the short summary listed the failures, it
+    is the whole list: a block that matches none of them is detail of one, never another
+    failure (one failure, one line)."""
     by_key: dict[str, list[int]] = {}
     for n, (failure, _) in enumerate(failures):
         by_key.setdefault(headline_of(failure.id), []).append(n)
@@ -257,11 +274,11 @@ def _attach(
             k = next((n for n in candidates if failures[n][0].label == want), None)
             if k is None and candidates:
                 k = candidates[0]
-        if k is None:
+        if k is not None:
+            failures[k] = (failures[k][0], block)
+        elif not listed:
             ident = full_ids.get(block.key or "", block.key or "unnamed failure")
             failures.append((Failure(id=ident, label=want), block))
-        else:
-            failures[k] = (failures[k][0], block)
 
 
 def _analyze(
@@ -324,6 +341,13 @@ def _analyze(
     failure.site, failure.origin = assertion_site(frames, failure.id)
     if exc_from_loc and not failure.exc_type:
         failure.exc_type = exc_from_loc
+    doctest = doctests.analyze(lines, start, end)
+    if doctest is not None:
+        failure.message = doctest.message
+        failure.details, failure.details_dropped = doctest.lines, doctest.dropped
+        key_line = doctest.lines[-1]
+        if exc_from_loc:
+            failure.exc_type = exc_from_loc
     failure.blocks = prioritize(windows(interesting, start, end), key_line)
 
 

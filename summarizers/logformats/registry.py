@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from summarizers.logformats import (
+    doctests,
     generic_log,
     lint_log,
     node_spec,
@@ -42,6 +43,7 @@ FORMATS: tuple[LogFormat, ...] = (
     LogFormat("mypy", lint_log.sniff_mypy, lint_log.parse_mypy),
     LogFormat("ruff", lint_log.sniff_ruff, lint_log.parse_ruff),
     LogFormat("flake8", lint_log.sniff_flake8, lint_log.parse_flake8),
+    LogFormat("doctest", doctests.sniff, doctests.parse),
     LogFormat("python-traceback", pytraceback.sniff, pytraceback.parse),
     LogFormat("generic", generic_log.sniff, generic_log.parse),
 )

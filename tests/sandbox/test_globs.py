@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sandbox.globs import glob_match, normalize_path
+from sandbox.globs import GlobError, expand_braces, glob_match, normalize_path
 
 
 @pytest.mark.parametrize(
@@ -78,3 +78,32 @@ def test_a_literal_pattern_matches_only_itself_or_what_is_under_it(path: str, ot
 def test_normalize_path() -> None:
     assert normalize_path("./a//b/./c/") == "a/b/c"
     assert normalize_path("a\\b") == "a/b"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expanded"),
+    [
+        ("*.{ini,cfg}", ("*.ini", "*.cfg")),
+        ("src/{a,b}/{c,d}.py", ("src/a/c.py", "src/a/d.py", "src/b/c.py", "src/b/d.py")),
+        ("{a,{b,c}}/x", ("a/x", "b/x", "c/x")),
+        ("pages/{id}.tsx", ("pages/{id}.tsx",)),  # no comma: a literal file name
+        ("{a,a}.py", ("a.py",)),
+    ],
+)
+def test_braces_expand(pattern: str, expanded: tuple[str, ...]) -> None:
+    assert expand_braces(pattern) == expanded
+
+
+def test_brace_globs_match_each_alternative_and_nothing_else() -> None:
+    assert glob_match("setup.cfg", "*.{ini,cfg}") and glob_match("tox.ini", "*.{ini,cfg}")
+    assert not glob_match("pyproject.toml", "*.{ini,cfg}")
+    assert not glob_match("docs/tox.ini", "*.{ini,cfg}")
+    assert glob_match("src/a.tsx", "src/**/*.{ts,tsx}") and glob_match(
+        "pages/{id}.tsx", "pages/{id}.tsx"
+    )
+
+
+def test_too_many_alternatives_is_an_error_and_matches_only_literally() -> None:
+    with pytest.raises(GlobError, match="more than 64"):
+        expand_braces("{a,b}" * 7)
+    assert glob_match("{a,b}" * 7, "{a,b}" * 7) and not glob_match("a" * 7, "{a,b}" * 7)

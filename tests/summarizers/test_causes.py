@@ -22,6 +22,7 @@ CAUSE_LOGS = {
     "cause_pytest_rA.log": "No module named 'pkg._version'",
     "cause_unittest.log": "No module named 'missing_dep'",
     "cause_traceback.log": "No module named 'missing_dep'",
+    "cause_doctest.log": "No module named 'missing_dep'",
     "cause_node_tap.log": "Cannot find module 'is-number'",
     "cause_node_esm.log": "Cannot find package 'is-number'",
     "cause_node_spec.log": "Cannot find module 'is-number'",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from logdata import read_log
+from logdata import read_log, summarized
 
 from summarizers.logformats.registry import UnknownLogFormat
 from summarizers.logs import compact_command_text, compact_log, known_formats
@@ -40,7 +40,7 @@ PYTEST_LOGS = [
 
 @pytest.mark.parametrize("name", PYTEST_LOGS)
 def test_pytest_every_style_keeps_counts_ids_and_messages(name: str) -> None:
-    result = compact_log(read_log(name), budget=2000)
+    result = summarized(read_log(name), 2000)
     assert result.format == "pytest"
     assert sorted(result.failing) == sorted(PYTEST_FAILED + PYTEST_ERRORS)
     first = result.text.splitlines()[0]
@@ -74,7 +74,7 @@ def test_pytest_keeps_compared_values_and_repo_locations(name: str) -> None:
 
 
 def test_pytest_drops_passing_noise_and_says_so() -> None:
-    result = compact_log(read_log("pytest_rA.log"), budget=2000)
+    result = summarized(read_log("pytest_rA.log"), 2000)
     assert "PASSED tests/test_calc.py::test_add_ok" not in result.text
     assert "warnings summary" not in result.text
     assert any("warnings-summary" in item for item in result.omitted)
@@ -105,7 +105,7 @@ def test_passing_pytest_run_keeps_its_result_line() -> None:
 
 @pytest.mark.parametrize("name", ["unittest_plain.log", "unittest_v.log"])
 def test_unittest(name: str) -> None:
-    result = compact_log(read_log(name), budget=1000)
+    result = summarized(read_log(name), 1000)
     assert result.format == "unittest"
     assert result.failing == [
         "test_mod.TestSetup.setUpClass",
@@ -134,7 +134,7 @@ NODE_FAILING = [
     ("name", "fmt"), [("node_tap.log", "node-tap"), ("node_spec.log", "node-spec")]
 )
 def test_node_test_runner(name: str, fmt: str) -> None:
-    result = compact_log(read_log(name), budget=1500)
+    result = summarized(read_log(name), 1500)
     assert result.format == fmt
     assert result.failing == NODE_FAILING  # suites failing only through a child are not repeated
     assert "pass 3, fail 6" in result.text.splitlines()[0]

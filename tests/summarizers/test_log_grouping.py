@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from logdata import summarized
 
 from summarizers.logformats.context import assertion_site
 from summarizers.logs import compact_log
@@ -150,7 +151,7 @@ def test_same_message_at_two_assertions_is_two_errors(project: Path, runner: str
 
 @pytest.mark.parametrize("runner", ["pytest-long", "pytest-short"])
 def test_each_assertion_keeps_its_own_context(project: Path, runner: str) -> None:
-    text = compact_log(_run(project, *RUNNERS[runner]), budget=2000).text
+    text = summarized(_run(project, *RUNNERS[runner]), 2000).text
     assert "--- FAILED tests/test_more.py::ChunkedEvenTests::test_infinite" in text
     infinite = text.split("--- FAILED tests/test_more.py::ChunkedEvenTests::test_infinite")[1]
     assert "self.assertLessEqual(i, n * k + n * n)" in infinite.split("\n--- ")[0]
@@ -158,7 +159,7 @@ def test_each_assertion_keeps_its_own_context(project: Path, runner: str) -> Non
 
 @pytest.mark.parametrize("runner", list(RUNNERS))
 def test_one_assertion_failing_twice_is_one_error(project: Path, runner: str) -> None:
-    text = compact_log(_run(project, *RUNNERS[runner]), budget=2000).text
+    text = summarized(_run(project, *RUNNERS[runner]), 2000).text
     one, two = _line_for(text, "test_param_one"), _line_for(text, "test_param_two")
     assert "AssertionError: 0 != 1" in one and f"test_more.py:{CHECK_LINE}" in one
     assert "same error as above" in two and f"test_more.py:{CHECK_LINE}" in two

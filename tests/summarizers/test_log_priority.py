@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from logdata import summarized
 
 from summarizers.logs import compact_log
 from summarizers.tokens import estimate_tokens
@@ -104,13 +105,13 @@ def test_assertion_type_is_left_implied_only_when_the_types_line_names_it(
         text=True,
         env=FAST,
     )
-    one = compact_log(proc.stdout, budget=4000).text
+    one = summarized(proc.stdout, 4000).text
     assert "AssertionError" in one
 
 
 def test_repeated_message_says_same_only_after_the_original_is_shown() -> None:
     lines = [f"FAILED tests/test_a.py::test_{i} - ValueError: bad input" for i in range(30)]
     log = "\n".join([*lines, "=========== 30 failed in 0.10s ==========="])
-    result = compact_log(log, budget=2000)
+    result = summarized(log, 2000)
     first = result.text.index("test_0 - ValueError: bad input")
     assert result.text.index("same error as above") > first

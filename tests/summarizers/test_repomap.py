@@ -4,6 +4,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from gitrepo import make_repo
 
 from summarizers.repomap import RepoMapCache, build_repo_map
 from summarizers.tokens import estimate_tokens
@@ -53,7 +54,7 @@ def test_files_relevant_to_the_task_come_first_with_signatures(repo: Path) -> No
 def test_every_tracked_file_is_listed_when_the_budget_allows(repo: Path) -> None:
     text = build_repo_map(repo, "anything", budget=5000)
     assert sorted(_order(text)) == sorted(FILES)
-    assert text.startswith(f"Repository map: {len(FILES)} of {len(FILES)} tracked files")
+    assert text.startswith(f"{len(FILES)} of {len(FILES)} tracked files")
 
 
 @pytest.mark.parametrize("budget", [0, 5, 20, 40, 60, 100, 1500])
@@ -102,3 +103,44 @@ def test_unparseable_file_is_marked_not_fatal(repo: Path) -> None:
     (repo / "src/util.py").write_text("def slugify(text:\n    return\n")
     text = build_repo_map(repo, "slugify", budget=2000)
     assert "src/util.py (does not parse at 1:" in text or "src/util.py: (does not parse at" in text
+
+
+def _crowded_module(named_at: int, total: int = 131) -> str:
+    """A module of `total` public functions, `chunked_even` among them at `named_at`."""
+    names = [f"helper_{i:03d}" for i in range(total - 1)]
+    names.insert(named_at, "chunked_even")
+    return "".join(f"def {name}(iterable, n):\n    return n\n\n\n" for name in names)
+
+
+def test_a_symbol_the_task_names_is_listed_among_130_others(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "more_itertools/more.py": _crowded_module(80),
+            "more_itertools/recipes.py": '"""See chunked_even in more.py."""\n\ndef take(n):\n'
+            "    return n\n",
+        },
+    )
+    text = build_repo_map(repo, "chunked_even drops the last chunk when n does not divide it")
+    assert _order(text)[0] == "more_itertools/more.py"  # defines it, not only mentions it
+    assert "  chunked_even(iterable, n)" in text
+    assert "  ... 101 more" in text  # 30 lines: the named one and the first 29 others
+
+
+def test_the_map_does_not_repeat_the_heading_the_briefing_gives_it(repo: Path) -> None:
+    from coder.loop.prompts import plan_briefing, react_briefing
+
+    repo_map = build_repo_map(repo, "verify_token")
+    for briefing in (plan_briefing("t", repo_map, "pytest"), react_briefing("t", repo_map, "", "")):
+        assert briefing.count("Repository map") == 1
+        assert "Repository map:\n7 of 7 tracked files" in briefing
+
+
+def test_a_cold_map_of_a_big_repo_parses_only_what_it_can_show(tmp_path: Path) -> None:
+    files = {f"pkg/m{i:04d}.py": f"def f{i}(x):\n    return x\n" for i in range(400)}
+    files["pkg/m0123.py"] = "def rebalance_ledger(x):\n    return x\n"
+    repo = make_repo(tmp_path / "big", files)
+    cache = RepoMapCache()
+    text = build_repo_map(repo, "rebalance_ledger is wrong", budget=300, cache=cache)
+    assert _order(text)[0] == "pkg/m0123.py"
+    assert cache.misses < 60  # parsed: the candidates and what the budget shows, not 400 files

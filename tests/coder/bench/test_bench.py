@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from coder.bench.cli import bench_command
+from coder.bench.report import TIME_PARTS
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 EXPECTED = json.loads((FIXTURES / "expected.json").read_text())
@@ -40,6 +41,14 @@ def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
         assert cells[5] == row["stop_reason"]
         assert int(cells[9]) == row["turns"]
         assert int(cells[10].replace(",", "")) == row["tokens"]["input"] + row["tokens"]["output"]
+        timing = row["timing"]
+        assert set(timing) == set(TIME_PARTS) and timing["harness_s"] == row["harness_s"]
+        assert timing["baseline_s"] > 0 and timing["final_check_s"] > 0  # the fixture's pytest
+        assert cells[12:15] == [
+            f"{timing['model_s']:.1f}",
+            f"{timing['baseline_s'] + timing['verification_s'] + timing['final_check_s']:.1f}",
+            f"{timing['harness_s']:.2f}",
+        ]
     summary = data["summary"]
     assert summary["contract"]["shipped_broken"] == 0 and summary["contract"]["resolved"] == 1
     assert summary["react"]["shipped_broken"] == 1
@@ -50,8 +59,10 @@ def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
         "shipped_broken",
         "mean_tokens",
         "mean_harness_s",
+        "mean_timing",
     ):
         assert key in summary["plan"]
+    assert set(summary["plan"]["mean_timing"]) == set(TIME_PARTS)
 
 
 def test_broken_fixture_directory_names_every_missing_file(tmp_path):

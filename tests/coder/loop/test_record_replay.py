@@ -9,7 +9,7 @@ from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthr
 
 from coder.loop.runner import RunOptions, run_task
 
-VOLATILE = {"run_id", "branch", "final_commit", "wall_s", "harness_s", "model", "patch"}
+VOLATILE = {"run_id", "branch", "final_commit", "wall_s", "harness_s", "timing", "model", "patch"}
 
 
 def comparable(result) -> dict:

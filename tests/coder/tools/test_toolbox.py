@@ -123,3 +123,84 @@ def test_a_command_that_hit_a_bound_is_told_in_words(tmp_path):
         "the command hit a sandbox bound: a file it wrote reached the file size bound (1 MiB)"
         in seen.text
     )
+
+
+@pytest.fixture
+def nested(tmp_path):
+    repo = make_repo(
+        tmp_path / "nested",
+        {
+            "src/app.py": "def main():\n    if ready:\n        return 1\n    return 1\n",
+            "setup.cfg": "[metadata]\n",
+            "tox.ini": "[tox]\n",
+            "pyproject.toml": "[project]\n",
+            "src/long.py": "X = '" + "y" * 300 + "'\n",
+        },
+    )
+    return ToolBox(repo, make_sandbox("none", repo), PathPolicy(repo, ["src/**"], []), 5.0)
+
+
+def test_a_search_hit_copied_as_old_text_edits_exactly_that_line(nested):
+    found = nested.execute("search", {"pattern": "return 1", "glob": "src/app.py"})
+    hits = found.text.splitlines()
+    assert hits == ["src/app.py:3:         return 1", "src/app.py:4:     return 1"]
+    old = hits[0].split(": ", 1)[1]
+    edit = nested.execute(
+        "edit_file", {"path": "src/app.py", "old_text": old, "new_text": "        return 2"}
+    )
+    assert edit.status == "ok", edit.text
+    assert (nested.root / "src/app.py").read_text().splitlines()[2:] == [
+        "        return 2",
+        "    return 1",
+    ]
+
+
+def test_consecutive_hits_joined_make_a_multi_line_old_text(nested):
+    found = nested.execute("search", {"pattern": "def main|if ready"})
+    old = "\n".join(line.split(": ", 1)[1] for line in found.text.splitlines())
+    edit = nested.execute(
+        "edit_file", {"path": "src/app.py", "old_text": old, "new_text": "def main():\n    if go:"}
+    )
+    assert edit.status == "ok", edit.text
+
+
+def test_a_long_hit_is_cut_and_says_so(nested):
+    hit = nested.execute("search", {"pattern": "yyy"}).text
+    assert hit.startswith("src/long.py:1: X = 'yyy") and hit.endswith("[… 106 more characters]")
+
+
+@pytest.mark.parametrize("tool", ["list_files", "search"])
+def test_brace_globs_name_each_alternative(nested, tool):
+    args = {"glob": "*.{ini,cfg}"} | ({"pattern": r"^\["} if tool == "search" else {})
+    text = nested.execute(tool, args).text
+    assert "setup.cfg" in text and "tox.ini" in text and "pyproject.toml" not in text
+
+
+def test_a_glob_with_too_many_alternatives_says_what_to_do(nested):
+    obs = nested.execute("list_files", {"glob": "{a,b}" * 7})
+    assert obs.status == "error" and "expands to more than 64 patterns" in obs.text
+
+
+def test_an_edit_that_deletes_shows_where_the_text_was(nested):
+    obs = nested.execute(
+        "edit_file", {"path": "src/app.py", "old_text": "    if ready:\n", "new_text": ""}
+    )
+    assert obs.text.splitlines() == [
+        "edited src/app.py (line 2 changed); it now reads:",
+        "    1| def main():",
+        "    2|         return 1",
+        "    3|     return 1",
+    ]
+
+
+def test_write_file_answers_with_the_file_it_wrote_cut_when_long(nested):
+    small = nested.execute("write_file", {"path": "src/new.py", "content": "A = 1\nB = 2\n"})
+    assert (
+        small.text
+        == "created src/new.py (2 lines, 12 chars); it now reads:\n    1| A = 1\n    2| B = 2"
+    )
+    content = "".join(f"V{i} = {i}\n" for i in range(1, 101))
+    big = nested.execute("write_file", {"path": "src/new.py", "content": content}).text
+    assert big.startswith("overwrote src/new.py (100 lines")
+    assert "   20| V20 = 20\n  … 60 lines (read_file to see them)\n   81| V81 = 81" in big
+    assert big.endswith("  100| V100 = 100")

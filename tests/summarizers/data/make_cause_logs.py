@@ -112,6 +112,18 @@ TS_PROJECT = {
         """,
 }
 
+DOCTEST_PROJECT = {
+    "mod.py": '''
+        def version():
+            """
+            >>> from missing_dep import VERSION
+            >>> version()
+            '1.0'
+            """
+            return "1.0"
+        ''',
+}
+
 LINT_PROJECT = {
     "bad.py": "import os\n\nimport missing_dep\n\n\ndef f(x: int) -> str:\n    return x\n",
 }
@@ -132,6 +144,9 @@ def main() -> None:
 
         write(root / "script", SCRIPT_PROJECT)
         run([sys.executable, "app.py"], root / "script", "cause_traceback.log")
+
+        write(root / "doctest", DOCTEST_PROJECT)
+        run([sys.executable, "-m", "doctest", "mod.py"], root / "doctest", "cause_doctest.log")
 
         if shutil.which("node"):
             write(root / "js", JS_PROJECT)

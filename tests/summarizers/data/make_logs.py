@@ -286,6 +286,62 @@ SCRIPT_PROJECT = {
 }
 
 
+DOCTEST_PROJECT = {
+    "mod.py": '''
+        def f(x):
+            """
+            >>> f(1)
+            2
+            >>> f(
+            ...   2)
+            3
+            >>> g()
+            'x'
+            >>> print("a", "b", sep=chr(10))
+            a
+            c
+            >>> f(0)
+            """
+            return x
+
+
+        def g():
+            """
+            >>> g()
+            'x'
+            """
+            raise ValueError("boom")
+        ''',
+}
+
+
+LONG_NAMES_PROJECT = {
+    "test_long_names.py": """
+        class UsageError(Exception):
+            pass
+
+
+        def helper():
+            try:
+                {}["x"]
+            except KeyError as exc:
+                raise UsageError("the task is empty; pass --task TEXT") from exc
+
+
+        def test_a_run_with_an_empty_task_is_refused_before_anything_is_created_in_the_repo():
+            helper()
+
+
+        def test_an_empty_task_is_refused_and_the_run_directory_is_never_written_at_all():
+            raise UsageError("the task is empty")
+
+
+        def test_short():
+            assert 1 == 2
+        """,
+}
+
+
 def write(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
         path = root / rel
@@ -353,6 +409,15 @@ def main() -> None:
             run([sys.executable, "-m", "flake8", "bad.py"], root / "lint", "flake8.log")
         except ImportError:
             print("flake8 not importable; flake8.log kept as it is")
+
+        write(root / "doctest", DOCTEST_PROJECT)
+        run([sys.executable, "-m", "doctest", "mod.py"], root / "doctest", "doctest_plain.log")
+        run([*py, "--doctest-modules", "mod.py"], root / "doctest", "pytest_doctest.log")
+
+        write(root / "long", LONG_NAMES_PROJECT)
+        run([*py], root / "long", "pytest_long_names.log")
+        run([*py, "--tb=short"], root / "long", "pytest_long_names_short.log")
+        run([*py, "--tb=short", "-k", "refused"], root / "long", "pytest_long_names_only.log")
 
         write(root / "script", SCRIPT_PROJECT)
         run([sys.executable, "app.py"], root / "script", "python_traceback.log")
