@@ -61,6 +61,12 @@ def run(
     record: Annotated[
         Path | None, typer.Option(help="Write the model's replies as a replayable script.")
     ] = None,
+    mask_threshold: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Context tokens of a phase past which old tool outputs are masked."
+        ),
+    ] = None,
 ) -> None:
     """Run the agent on a repository."""
     from coder.loop.runner import RunOptions, UsageError, run_task
@@ -86,6 +92,7 @@ def run(
         allow_unverified=allow_unverified,
         base_url=base_url,
         record=record,
+        mask_threshold=mask_threshold,
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,
         listeners=[ProgressPrinter(console)],
         warn=lambda line: err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False),

@@ -35,6 +35,8 @@ class RepoConfig(BaseModel):
     """Seconds any one command may run."""
     protected: list[str] | None = None
     """Globs no step may touch."""
+    mask_threshold: int | None = Field(default=None, ge=1)
+    """Context tokens of a phase past which old tool outputs are masked, in one batch."""
 
 
 DEFAULT_PROTECTED = [".github/**"]

@@ -83,7 +83,7 @@ def _steps(console: Console, events: list[dict[str, Any]]) -> None:
                 else f"incomplete: harness restored {e.get('restored_by_harness')}"
             )
             table.add_row(
-                e["step"],
+                e["step"] or f"({e.get('phase', 'plan')})",
                 str(attempt.get(e["step"], "")),
                 "rollback",
                 f"[yellow]to {e['to']}[/]",

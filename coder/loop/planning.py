@@ -1,4 +1,10 @@
-"""Plan and revision phases: the model proposes, validation disposes."""
+"""Plan and revision phases: the model proposes, validation disposes.
+
+The planner may run commands (to reproduce a bug before it writes invariants); whatever they
+change in the worktree is reset before the next step starts, by the same checkpoint machinery
+that rolls back a step: tracked files back to the commit, new untracked and ignored entries
+removed, the ignored entries that were there before (the environment) left alone.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from coder.loop.runtime import Runtime
 from coder.loop.turns import Phase
 from coder.tools.specs import PLAN_TOOLS
 from contracts.validation import ValidPlan, validate_plan
+from sandbox.checkpoint import Checkpoint
 
 
 def plan_phase(rt: Runtime) -> ValidPlan:
@@ -55,7 +62,10 @@ def _submit(rt: Runtime, name: str, briefing: str) -> ValidPlan:
         accepted.append(check.plan)
         return None
 
-    rt.session.run_phase(Phase(name, PLAN_TOOLS, briefing, judge))
+    before = rt.checkpoints.take(f"({name})")
+    end = rt.session.run_phase(Phase(name, PLAN_TOOLS, briefing, judge))
+    if end.commands:
+        _reset(rt, before, name)
     plan = accepted[-1]
     rt.state.plan = plan
     rt.state.plan_versions += 1
@@ -69,6 +79,22 @@ def _submit(rt: Runtime, name: str, briefing: str) -> ValidPlan:
     )
     rt.session.progress()
     return plan
+
+
+def _reset(rt: Runtime, before: Checkpoint, phase: str) -> None:
+    report = rt.checkpoints.rollback(before, before.sha)
+    if report.paths:
+        rt.trace.emit(
+            "rollback",
+            step=None,
+            phase=phase,
+            to="HEAD",
+            sha=before.sha,
+            paths=report.paths,
+            complete=True,
+            restored_by_harness=[],
+            note=f"reset what the {phase} phase's commands changed",
+        )
 
 
 def _unchanged(old: ValidPlan, new: ValidPlan, step_id: str) -> bool:

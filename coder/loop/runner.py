@@ -20,6 +20,7 @@ from coder.config import (
     detect_test_cmd,
     load_repo_config,
 )
+from coder.loop.context import BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, run_baseline
 from coder.loop.modes import MODES
 from coder.loop.outputs import write_outputs
@@ -68,7 +69,9 @@ class RunOptions:
     warn: Callable[[str], None] | None = None
     run_id: str | None = None
     context_tokens: int | None = None
-    keep_recent_turns: int | None = None
+    mask_threshold: int | None = None
+    context_policy: ContextPolicy | None = None
+    """What each model call sees of its phase; None: BatchMasking from the limits."""
     always_protected: list[str] = field(default_factory=list)
     """Globs protected whatever the repository's config says (the PR bot protects .github/**)."""
     command_env: dict[str, str] = field(default_factory=dict)
@@ -155,6 +158,7 @@ def _runtime(
         mode=options.mode,
         model=model_spec,
         repo=str(workspace.repo),
+        worktree=str(workspace.path),
         base_commit=workspace.base_commit,
         branch=workspace.branch,
         sandbox=sandbox.name,
@@ -168,7 +172,17 @@ def _runtime(
         mode=options.mode,
         root=workspace.path,
         run_dir=run_dir,
-        session=Session(model, toolbox, trace, state, limits, SYSTEM_RULES, options.ask),
+        session=Session(
+            model,
+            toolbox,
+            trace,
+            state,
+            limits,
+            SYSTEM_RULES,
+            options.context_policy
+            or BatchMasking.for_window(limits.context_tokens, limits.mask_threshold),
+            options.ask,
+        ),
         toolbox=toolbox,
         sandbox=sandbox,
         checkpoints=Checkpoints(workspace.path),
@@ -277,7 +291,7 @@ def _limits(options: RunOptions, config: Any) -> Limits:
         cmd_timeout_s=pick(options.cmd_timeout_s, "cmd_timeout", base.cmd_timeout_s),
         max_tokens=options.max_tokens or base.max_tokens,
         context_tokens=options.context_tokens or base.context_tokens,
-        keep_recent_turns=options.keep_recent_turns or base.keep_recent_turns,
+        mask_threshold=pick(options.mask_threshold, "mask_threshold", base.mask_threshold),
     )
 
 

@@ -29,9 +29,10 @@ class Limits:
     max_parse_errors: int = 3
     no_progress_turns: int = 8
     context_tokens: int = 24_000
-    """The most any one model call's context may hold; stale outputs are masked to fit."""
-    keep_recent_turns: int = 3
-    """Turns whose tool outputs stay whole; older ones are masked to one line."""
+    """The most any one model call's context may hold; a hard limit the call must fit."""
+    mask_threshold: int | None = None
+    """Context tokens of a phase past which old outputs are masked (default: half of
+    context_tokens); see coder/loop/context.py."""
 
 
 def command_timeout(limits: Limits, state: RunState) -> float:

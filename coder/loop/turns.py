@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from coder.loop.context import Conversation, ResultEntry, Turn, fit, mask_line
+from coder.loop.context import ContextPolicy, Conversation, ResultEntry, Turn, fixed_tokens
 from coder.loop.decode import decode
 from coder.loop.state import Limits, RunState, RunStop, command_timeout
 from coder.loop.trace import TraceWriter
@@ -48,6 +48,8 @@ class Phase:
 class PhaseEnd:
     tool: str
     args: dict[str, Any]
+    commands: int = 0
+    """`run` calls the phase made (the plan phases reset what they changed)."""
 
 
 class Session:
@@ -59,6 +61,7 @@ class Session:
         state: RunState,
         limits: Limits,
         system: str,
+        policy: ContextPolicy,
         ask: Callable[[str], str] | None = None,
     ) -> None:
         self.model = model
@@ -67,13 +70,14 @@ class Session:
         self.state = state
         self.limits = limits
         self.system = system
+        self.policy = policy
         self.ask = ask
         self.redact = trace.redact
 
     def run_phase(self, phase: Phase) -> PhaseEnd:
         conversation = Conversation(phase.briefing)
         self.state.failed_calls.clear()
-        parse_errors = 0
+        parse_errors = commands = 0
         while True:
             reply = self._call_model(conversation, phase)
             decision = decode(reply, phase.tools)
@@ -88,6 +92,7 @@ class Session:
             turn = Turn(_assistant_message(reply), note=_unread_calls(reply))
             conversation.add(turn)
             calls = decision.calls if isinstance(decision, Act) else decision.before
+            commands += sum(call.tool == "run" for call in calls)
             progress = any([self._act(call, turn, phase) for call in calls])
             match decision:
                 case Act():
@@ -96,18 +101,16 @@ class Session:
                     raise RunStop("stopped_by_model", reason or "the model stopped the run")
                 case Ask(question=question, call_id=call_id):
                     answer = self._ask(question)
-                    self._answer(
-                        turn, call_id, "ask_user", {"question": question}, Observation("ok", answer)
-                    )
+                    self._answer(turn, call_id, "ask_user", Observation("ok", answer))
                     self._idle(True)
                 case Final(tool=tool, args=args, call_id=call_id):
                     self.trace.emit("action", tool=tool, args=_clip(args), call_id=call_id)
                     rejection = phase.on_final(tool, args)
                     if rejection is None:
-                        self._answer(turn, call_id, tool, args, Observation("ok", "accepted"))
+                        self._answer(turn, call_id, tool, Observation("ok", "accepted"))
                         self._skip_rest(turn, reply, call_id)
-                        return PhaseEnd(tool, args)
-                    self._answer(turn, call_id, tool, args, Observation.error(rejection))
+                        return PhaseEnd(tool, args, commands)
+                    self._answer(turn, call_id, tool, Observation.error(rejection))
                     self._idle(progress)
             self._skip_rest(turn, reply, None)
 
@@ -138,17 +141,11 @@ class Session:
         if state.input_tokens + state.output_tokens >= limits.max_tokens:
             raise RunStop("token_budget", f"the token budget of {limits.max_tokens} is spent")
         specs = tool_specs(phase.tools)
-        messages, size = fit(
-            conversation,
-            self.system,
-            specs,
-            limits.context_tokens,
-            keep_recent=limits.keep_recent_turns,
-        )
+        view = self.policy.view(conversation, fixed_tokens(self.system, specs))
         state.turns += 1
         started = time.monotonic()
         try:
-            reply = self.model.complete(system=self.system, messages=messages, tools=specs)
+            reply = self.model.complete(system=self.system, messages=view.messages, tools=specs)
         except ModelError as exc:
             self.trace.emit("model_call", phase=phase.name, error=exc.kind, message=exc.message)
             raise RunStop("model_error", f"model error ({exc.kind}): {exc.message}") from None
@@ -159,7 +156,9 @@ class Session:
             "model_call",
             phase=phase.name,
             turn=state.turns,
-            context_tokens=size,
+            context_tokens=view.tokens,
+            **({"masked": view.masked} if view.masked else {}),
+            **({"dropped_turns": view.dropped} if view.dropped else {}),
             tokens_in=reply.usage.input_tokens,
             tokens_out=reply.usage.output_tokens,
             cache_read=reply.usage.cache_read_tokens,
@@ -191,27 +190,27 @@ class Session:
                 self.state.failed_calls[key] = self.state.failed_calls.get(key, 0) + 1
             elif call.tool in FILE_CHANGING:
                 self.state.failed_calls.clear()
-        self._answer(turn, call.id, call.tool, call.args, obs)
+        self._answer(turn, call.id, call.tool, obs)
         fingerprint = obs.fingerprint or (f"{key}\0{obs.text}" if obs.status == "ok" else None)
         if fingerprint is None or fingerprint in self.state.seen:
             return False
         self.state.seen.add(fingerprint)
         return True
 
-    def _answer(self, turn: Turn, call_id: str, tool: str, args: dict, obs: Observation) -> None:
-        obs = replace(obs, text=self.redact(obs.text))
+    def _answer(self, turn: Turn, call_id: str, tool: str, obs: Observation) -> None:
+        obs = replace(obs, text=self.redact(obs.text), gist=self.redact(obs.gist))
         self.trace.emit(
             "observation",
             tool=tool,
             call_id=call_id,
             status=obs.status,
-            text=obs.text[:4000],
+            text=obs.text,
             raw_chars=obs.raw_chars,
             summarized_chars=len(obs.text),
             duration_s=round(obs.duration_s, 3),
         )
         part = ToolResultPart(call_id, obs.text or f"({obs.status}, no output)", obs.status != "ok")
-        turn.results.append(ResultEntry(part, mask_line(tool, args, obs.status, obs.text)))
+        turn.results.append(ResultEntry(part, obs.gist))
 
     def _skip_rest(self, turn: Turn, reply: ModelReply, ended_at: str | None) -> None:
         """Every tool call gets a result, also those a phase end or stop made moot."""
@@ -219,7 +218,7 @@ class Session:
         for call in reply.tool_calls:
             if call.id not in answered:
                 note = "skipped: the phase ended before this call" if ended_at else "skipped"
-                turn.results.append(ResultEntry(ToolResultPart(call.id, note, True), note))
+                turn.results.append(ResultEntry(ToolResultPart(call.id, note, True)))
 
     def _ask(self, question: str) -> str:
         if self.ask is None:

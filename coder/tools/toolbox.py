@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,10 +19,11 @@ from pydantic import ValidationError
 from coder.tools.editing import apply_edit
 from coder.tools.specs import TOOL_ARGS, usage_line
 from sandbox.changes import worktree_files
-from sandbox.confine import Sandbox
+from sandbox.confine import CommandResult, Sandbox
 from sandbox.globs import glob_match
+from sandbox.pipestatus import with_pipeline_status
 from sandbox.policy import PathPolicy
-from summarizers.logs import compact_log
+from summarizers.logs import compact_log, summary_line
 from summarizers.tokens import estimate_tokens
 
 ObservationStatus = Literal["ok", "error", "denied"]
@@ -43,6 +44,9 @@ class Observation:
     """Identifies the new information (a file's new content, a command's output); the loop
     counts a turn as progress only when it sees a fingerprint it has not seen before."""
     duration_s: float = 0.0
+    gist: str = ""
+    """What the output established, in one line: what the model sees in its place once the
+    context masks it. Empty for outputs that are never masked (edits, errors, short answers)."""
 
     @staticmethod
     def error(text: str) -> Observation:
@@ -104,7 +108,8 @@ class ToolBox:
         text = "\n".join(shown)
         if end < len(lines):
             text += f"\n… {len(lines) - end} more lines; read_file with start_line={end + 1}"
-        return Observation("ok", text, len(data))
+        gist = masked(f"{a.path} lines {start + 1}-{end} of {len(lines)}; read it again if needed")
+        return Observation("ok", text, len(data), gist=gist)
 
     def _list_files(self, a: Any) -> Observation:
         files = worktree_files(self.root)
@@ -113,7 +118,8 @@ class ToolBox:
         text = "\n".join(files[:LIST_LIMIT]) or f"no files match {a.glob!r}"
         if len(files) > LIST_LIMIT:
             text += f"\n… {len(files) - LIST_LIMIT} more; narrow the glob"
-        return Observation("ok", text, len(text))
+        gist = masked(f"list_files {a.glob or '(all)'}: {_count(len(files), 'file', 'files')}")
+        return Observation("ok", text, len(text), gist=gist)
 
     def _search(self, a: Any) -> Observation:
         """A model-written pattern over files the policy lets it read, under a deadline."""
@@ -125,6 +131,7 @@ class ToolBox:
             )
         hits: list[str] = []
         total = 0
+        files: set[str] = set()
         deadline = time.monotonic() + SEARCH_SECONDS
         for rel in worktree_files(self.root):
             if a.glob and not glob_match(rel, a.glob):
@@ -140,12 +147,16 @@ class ToolBox:
                 if not found:
                     continue
                 total += 1
+                files.add(rel)
                 if len(hits) < SEARCH_LIMIT:
                     hits.append(f"{rel}:{n}: {line.strip()[:200]}")
         if not hits:
             return Observation("ok", f"no matches for {a.pattern!r}", 0)
         more = f"\n… {total - len(hits)} more matches" if total > len(hits) else ""
-        return Observation("ok", "\n".join(hits) + more, total)
+        where = f" in {a.glob}" if a.glob else ""
+        counted = f"{_count(total, 'match', 'matches')} in {_count(len(files), 'file', 'files')}"
+        gist = masked(f"search {a.pattern!r}{where}: {counted}")
+        return Observation("ok", "\n".join(hits) + more, total, gist=gist)
 
     def _readable_text(self, rel: str) -> str:
         """A file's text if the policy lets the model read it (no symlink out of the worktree)."""
@@ -198,13 +209,18 @@ class ToolBox:
         return Observation("ok", f"deleted {a.path}", 0, _digest(a.path, "\0deleted"))
 
     def _run(self, a: Any) -> Observation:
-        result = self.sandbox.run(a.command, cwd=self.root, timeout_s=self.cmd_timeout_s)
+        result = self.sandbox.run(
+            with_pipeline_status(a.command), cwd=self.root, timeout_s=self.cmd_timeout_s
+        )
+        result = replace(result, command=a.command)
         text, raw = render_command(result, budget=RUN_BUDGET_TOKENS)
         status: ObservationStatus = (
             "ok" if result.exit_code == 0 and not result.timed_out else "error"
         )
         fingerprint = _digest(a.command, f"{result.exit_code}\0{result.output}")
-        return Observation(status, text, raw, fingerprint, duration_s=result.duration_s)
+        return Observation(
+            status, text, raw, fingerprint, result.duration_s, masked(command_gist(result))
+        )
 
     def _similar(self, wanted: str) -> str:
         name = Path(wanted).name
@@ -229,6 +245,26 @@ def render_command(result: Any, *, budget: int) -> tuple[str, int]:
     else:
         body = output.rstrip()
     return (f"{head}\n{body}" if body else head), len(output)
+
+
+def command_gist(result: CommandResult) -> str:
+    """A command's outcome in one line: the command, how it ended, its summary line."""
+    command = " ".join(result.command.split())
+    command = command if len(command) <= 100 else command[:99] + "…"
+    if result.timed_out:
+        ended = f"timed out after {result.duration_s:.0f}s"
+    else:
+        ended = f"exit code {result.exit_code}"
+    summary = summary_line(result.output)
+    return f"$ {command} → {ended}" + (f": {summary}" if summary else "")
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def masked(gist: str) -> str:
+    return f"[output masked to save context: {gist}]"
 
 
 def _digest(*parts: str) -> str:
