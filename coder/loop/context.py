@@ -22,8 +22,15 @@ from summarizers.tokens import estimate_tokens
 
 KEEP_TURNS = 3
 """Turns whose outputs a batch never masks: what the model is working with right now."""
-THRESHOLD_SHARE = 0.5
-TARGET_SHARE = 0.5
+THRESHOLD_CAP = 32_000
+"""The default threshold for large windows. Past about this much context, reading the whole
+prefix from the cache on every turn costs more than masking in batches costs in rewrites
+(benchmarks/bench_context.py: a 53-call session of 115k tokens bills 1.7x less masked from
+32k than unmasked, 1.2x less from 98k)."""
+TARGET_SHARE = 0.25
+"""A batch masks down to this share of the threshold. A rewrite of what stays is paid back
+by cheaper reads within 12.5 * s / (1 - s) turns: 4 turns at a quarter, 12 at a half, often
+longer than the next batch is away."""
 
 
 def part_tokens(part: Part) -> int:
@@ -40,6 +47,9 @@ class ResultEntry:
     placeholder: str = ""
     """What stands in for the output once masked; empty for outputs that are never masked."""
     masked: bool = False
+    whole_tokens: int = field(init=False)
+    saving: int = field(init=False)
+    """Tokens masking saves; 0 for outputs that are never masked."""
 
     def __post_init__(self) -> None:
         if len(self.placeholder) >= len(self.part.content):
@@ -152,8 +162,10 @@ class BatchMasking:
 
     @classmethod
     def for_window(cls, limit: int, threshold: int | None = None) -> BatchMasking:
-        """The default policy for a call limit: mask from half of it, down to half of that."""
-        start = min(limit, threshold or int(limit * THRESHOLD_SHARE))
+        """The policy for a call limit (the model's window less its reply): mask from the
+        limit itself when it is small, from THRESHOLD_CAP when it is large, or from the
+        configured threshold; down to a quarter of that."""
+        start = min(limit, threshold or THRESHOLD_CAP)
         return cls(limit=limit, threshold=start, target=int(start * TARGET_SHARE))
 
     def view(self, conversation: Conversation, fixed_tokens: int) -> View:

@@ -1,8 +1,8 @@
 """Plan and revision phases: the model proposes, validation disposes.
 
-The planner may run commands (to reproduce a bug before it writes invariants); whatever they
-change in the worktree is reset before the next step starts, by the same checkpoint machinery
-that rolls back a step: tracked files back to the commit, new untracked and ignored entries
+The planner may run commands (to reproduce a bug before it writes invariants). The first one
+takes a checkpoint; whatever they change in the worktree is reset before the next step starts,
+by the same machinery that rolls back a step: tracked files back to the commit, new untracked and ignored entries
 removed, the ignored entries that were there before (the environment) left alone.
 """
 
@@ -62,10 +62,15 @@ def _submit(rt: Runtime, name: str, briefing: str) -> ValidPlan:
         accepted.append(check.plan)
         return None
 
-    before = rt.checkpoints.take(f"({name})")
-    end = rt.session.run_phase(Phase(name, PLAN_TOOLS, briefing, judge))
-    if end.commands:
-        _reset(rt, before, name)
+    before: list[Checkpoint] = []
+
+    def checkpoint() -> None:
+        if not before:
+            before.append(rt.checkpoints.take(f"({name})"))
+
+    rt.session.run_phase(Phase(name, PLAN_TOOLS, briefing, judge, before_command=checkpoint))
+    if before:
+        _reset(rt, before[0], name)
     plan = accepted[-1]
     rt.state.plan = plan
     rt.state.plan_versions += 1

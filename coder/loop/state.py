@@ -31,8 +31,8 @@ class Limits:
     context_tokens: int = 24_000
     """The most any one model call's context may hold; a hard limit the call must fit."""
     mask_threshold: int | None = None
-    """Context tokens of a phase past which old outputs are masked (default: half of
-    context_tokens); see coder/loop/context.py."""
+    """Context tokens of a phase past which old outputs are masked (default: context_tokens,
+    at most 32k); see coder/loop/context.py."""
 
 
 def command_timeout(limits: Limits, state: RunState) -> float:

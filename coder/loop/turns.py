@@ -42,14 +42,15 @@ class Phase:
     tools: tuple[str, ...]
     briefing: str
     on_final: OnFinal
+    before_command: Callable[[], None] | None = None
+    """Called before each `run` the phase executes (the plan phases checkpoint the worktree
+    before their first, to reset what the commands change)."""
 
 
 @dataclass(frozen=True)
 class PhaseEnd:
     tool: str
     args: dict[str, Any]
-    commands: int = 0
-    """`run` calls the phase made (the plan phases reset what they changed)."""
 
 
 class Session:
@@ -77,7 +78,7 @@ class Session:
     def run_phase(self, phase: Phase) -> PhaseEnd:
         conversation = Conversation(phase.briefing)
         self.state.failed_calls.clear()
-        parse_errors = commands = 0
+        parse_errors = 0
         while True:
             reply = self._call_model(conversation, phase)
             decision = decode(reply, phase.tools)
@@ -92,7 +93,6 @@ class Session:
             turn = Turn(_assistant_message(reply), note=_unread_calls(reply))
             conversation.add(turn)
             calls = decision.calls if isinstance(decision, Act) else decision.before
-            commands += sum(call.tool == "run" for call in calls)
             progress = any([self._act(call, turn, phase) for call in calls])
             match decision:
                 case Act():
@@ -109,7 +109,7 @@ class Session:
                     if rejection is None:
                         self._answer(turn, call_id, tool, Observation("ok", "accepted"))
                         self._skip_rest(turn, reply, call_id)
-                        return PhaseEnd(tool, args, commands)
+                        return PhaseEnd(tool, args)
                     self._answer(turn, call_id, tool, Observation.error(rejection))
                     self._idle(progress)
             self._skip_rest(turn, reply, None)
@@ -183,6 +183,8 @@ class Session:
                 f"(form: {usage_line(call.tool) if call.tool in TOOL_ARGS else call.tool})"
             )
         else:
+            if call.tool == "run" and phase.before_command is not None:
+                phase.before_command()
             self.toolbox.cmd_timeout_s = command_timeout(self.limits, self.state)
             obs = self.toolbox.execute(call.tool, call.args)
             self.state.command_s += obs.duration_s

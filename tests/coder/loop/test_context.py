@@ -125,7 +125,9 @@ def test_the_hard_limit_masks_the_newest_outputs_then_drops_the_oldest_turns():
 
 
 def test_the_default_threshold_comes_from_the_call_limit():
-    rules = BatchMasking.for_window(200_000)
-    assert rules.limit == 200_000 and rules.threshold == 100_000 and rules.target == 50_000
+    small = BatchMasking.for_window(8_000)
+    assert (small.limit, small.threshold, small.target) == (8_000, 8_000, 2_000)
+    large = BatchMasking.for_window(196_000)
+    assert (large.limit, large.threshold, large.target) == (196_000, 32_000, 8_000)
     assert BatchMasking.for_window(24_000, threshold=6_000).threshold == 6_000
     assert BatchMasking.for_window(24_000, threshold=90_000).threshold == 24_000
