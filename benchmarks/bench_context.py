@@ -23,8 +23,9 @@ Sessions:
   40 modules by size, its contract tests).
 
 Goals: the defaults bill no more than `none` on the short runs, and at least 2x less on biglog30.
-A floor is printed too: what any policy that shows each output whole once must pay (every
-new token written once at 1.25x, the fixed prefix read at 0.1x).
+A floor is printed for the longer sessions: what any policy that shows each output whole once
+must pay (every new token written once at 1.25x, the first call's prefix read at 0.1x on every
+later call); none/floor is the most any policy could save.
 
 Usage: python benchmarks/bench_context.py [--sessions biglog30,short,long] [--sweep]
 """
@@ -70,6 +71,7 @@ LIMIT = 24_000
 WINDOW = 196_000
 """Anthropic's 200k window less a 4k reply."""
 SWEEP = (24_000, 32_000, 48_000, 64_000, 98_000)
+SAME = 1.01
 NOISY_LOG = ROOT / "benchmarks" / "data" / "noisy_log.py"
 
 
@@ -390,12 +392,15 @@ def report(
             billed = row[p].bill.billed
             cells.append(f"{billed / 1000:7.1f}k {none / billed:4.2f}x")
         least = floor(row["none"].bill)
-        cells.append(f"{least / 1000:7.1f}k {none / least:4.2f}x")
+        cells.append("-" if session.short else f"{least / 1000:7.1f}k {none / least:4.2f}x")
         print(
             f"{session.name:34} {row['none'].turns:>5} {row['none'].max_context:>8} "
             + " ".join(f"{c:>14}" for c in cells)
         )
-        if session.short and any(row[d].bill.billed > none + 1e-9 for d in DEFAULTS):
+        # Runs differ only in the timings their outputs print: a few tokens either way.
+        if session.short and any(
+            row[d].batches or row[d].bill.billed > none * SAME for d in DEFAULTS
+        ):
             short_ok = False
     print()
     for label, pick in (
@@ -414,7 +419,10 @@ def report(
                 f"turns3/{d} {sums['turns3'] / sums[d]:.2f}x"
             )
     if any(s.short for s in sessions):
-        print(f"goal: default <= none on every short run: {'yes' if short_ok else 'NO'}")
+        print(
+            "goal: the defaults mask nothing and bill no more than none on every short run: "
+            + ("yes" if short_ok else "NO")
+        )
     if "biglog30" in results:
         row = results["biglog30"]
         for d in DEFAULTS:

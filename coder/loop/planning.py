@@ -2,8 +2,9 @@
 
 The planner may run commands (to reproduce a bug before it writes invariants). The first one
 takes a checkpoint; whatever they change in the worktree is reset before the next step starts,
-by the same machinery that rolls back a step: tracked files back to the commit, new untracked and ignored entries
-removed, the ignored entries that were there before (the environment) left alone.
+by the same machinery that rolls back a step: tracked files back to the commit, new untracked
+and ignored entries removed, the ignored entries that were there before (the environment)
+left alone.
 """
 
 from __future__ import annotations

@@ -35,6 +35,13 @@ ADD_KWARG = {"path": "calc.py", "old_text": "def add(a, b):", "new_text": "def a
         ({"kind": "signature_unchanged", "symbol": "add"}, ADD_KWARG, "failed"),
         ({"kind": "command_succeeds", "command": "grep -q 'a + b' calc.py"}, FIX_ADD, "passed"),
         ({"kind": "command_succeeds", "command": "grep -q 'a * b' calc.py"}, FIX_ADD, "failed"),
+        # a failure inside a pipeline is a failure; a reader that stops early is not
+        (
+            {"kind": "command_succeeds", "command": "grep 'a * b' calc.py | tail -1"},
+            FIX_ADD,
+            "failed",
+        ),
+        ({"kind": "command_succeeds", "command": "seq 100000 | head -1"}, FIX_ADD, "passed"),
     ],
 )
 def test_checker(calc_repo, script, invariant, edit, status):
