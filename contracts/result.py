@@ -70,6 +70,19 @@ class FinalCheck(_Out):
     detail: str = ""
 
 
+class PullRequestRecord(_Out):
+    """The pull request a `coder ci fix` run worked on, and where its fix went."""
+
+    number: int | None = None
+    base: str | None = None
+    """The PR's base commit (the `--base` given), when known."""
+    head: str
+    """The PR's head commit: the run started from it (`base_commit` of the run)."""
+    pushed_branch: str | None = None
+    pushed_commit: str | None = None
+    """Set once the push succeeded."""
+
+
 class RunResult(_Out):
     run_id: str
     status: RunStatus
@@ -94,3 +107,5 @@ class RunResult(_Out):
     harness_s: float = 0.0
     """Wall time minus model latency and command time: what the harness itself cost."""
     applied: bool = False
+    pr: PullRequestRecord | None = None
+    """Set by the PR bot: which pull request, and where the verified fix was pushed."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
@@ -17,6 +17,9 @@ from coder.ci.context import ContextProblem, PullRequestContext, load_pr_context
 from coder.ci.errors import CiInputError
 from coder.ci.report import FailOn
 from coder.exits import fail
+
+if TYPE_CHECKING:
+    from coder.ci.fix_report import FixFailOn
 
 ci_app = typer.Typer(
     help="Pull-request bot: review a change, or fix its failing tests.",
@@ -28,6 +31,8 @@ ci_app = typer.Typer(
 FORMATS = ("markdown", "json")
 SANDBOXES = ("auto", "bwrap", "none")
 FAIL_ON: tuple[FailOn, ...] = ("breaking", "tests")
+FIX_FAIL_ON: tuple[FixFailOn, ...] = ("revert",)
+Condition = TypeVar("Condition", bound=str)
 
 
 @ci_app.command()
@@ -51,7 +56,7 @@ def review(
     """Report what a change does to symbols and tests; optionally post it on the PR."""
     _choice("--format", format, FORMATS)
     _choice("--sandbox", sandbox, SANDBOXES)
-    conditions = _fail_on(fail_on)
+    conditions = _fail_on(fail_on, FAIL_ON)
     ctx = _post_context(pr) if post else None
     from coder.ci.render import render_markdown
     from coder.ci.review import ReviewOptions, build_review
@@ -100,10 +105,15 @@ def fix(
     sandbox: Annotated[str, typer.Option(help="auto | bwrap | none")] = "auto",
     out: Annotated[Path | None, typer.Option(help="Run directory for the agent's run.")] = None,
     format: Annotated[str, typer.Option("--format", help="markdown | json")] = "markdown",
+    fail_on: Annotated[
+        str,
+        typer.Option(help="revert: a fix that reverts the whole PR fails (exit 1, no push)."),
+    ] = "",
 ) -> None:
     """When tests fail at head, have the agent fix them; push only a verified fix."""
     _choice("--format", format, FORMATS)
     _choice("--sandbox", sandbox, SANDBOXES)
+    conditions = _fail_on(fail_on, FIX_FAIL_ON)
     from coder.ci.fix import FixOptions, run_fix
     from coder.ci.fix_report import render_fix_markdown
 
@@ -122,6 +132,7 @@ def fix(
         out_dir=out,
         env=env,
         warn=lambda line: typer.echo(f"warning: {line}", err=True),
+        fail_on=conditions,
     )
     try:
         report = run_fix(options)
@@ -167,12 +178,12 @@ def _posted(outcome: PostOutcome) -> bool:
     return True
 
 
-def _fail_on(text: str) -> list[FailOn]:
+def _fail_on(text: str, known: tuple[Condition, ...]) -> list[Condition]:
     names = [n.strip() for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if n not in FAIL_ON]
+    unknown = [n for n in names if n not in known]
     if unknown:
-        fail(f"--fail-on: unknown {', '.join(unknown)} (known: {', '.join(FAIL_ON)})")
-    return [n for n in FAIL_ON if n in names]
+        fail(f"--fail-on: unknown {', '.join(unknown)} (known: {', '.join(known)})")
+    return [n for n in known if n in names]
 
 
 def _choice(flag: str, value: str, allowed: tuple[str, ...]) -> None:

@@ -39,6 +39,8 @@ class EventInfo:
     number: int | None = None
     head_ref: str | None = None
     head_repository: str | None = None
+    title: str | None = None
+    base_ref: str | None = None
 
 
 def read_event(env: Mapping[str, str]) -> EventInfo | ContextProblem:
@@ -61,8 +63,10 @@ def read_event(env: Mapping[str, str]) -> EventInfo | ContextProblem:
     head_repo = _table(head, "repo").get("full_name")
     return EventInfo(
         number=number if isinstance(number, int) else None,
-        head_ref=head.get("ref") if isinstance(head.get("ref"), str) else None,
+        head_ref=_text(head, "ref"),
         head_repository=head_repo if isinstance(head_repo, str) else None,
+        title=_text(pull, "title") or _text(issue, "title"),
+        base_ref=_text(_table(pull, "base"), "ref"),
     )
 
 
@@ -100,3 +104,8 @@ def load_pr_context(
 def _table(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     value = data.get(key)
     return value if isinstance(value, dict) else {}
+
+
+def _text(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return value if isinstance(value, str) and value.strip() else None

@@ -1,7 +1,9 @@
 """`coder ci fix`: when a PR's tests fail, let the agent fix them on a branch of its own.
 
 Nothing is pushed unless the whole run verified (every step and the final check). The push
-goes to `coder/fix-<pr>`; the PR's own branch is touched only when the user asked for it.
+goes to `coder/fix-<pr>`; the PR's own branch is touched only when the user asked for it. The
+planner is told which PR it is fixing (pr_context), and the report says what the fix does to
+the PR's own change (pr_effect).
 """
 
 from __future__ import annotations
@@ -12,15 +14,22 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coder.ci.context import ContextProblem, EventInfo, read_event
 from coder.ci.errors import CiInputError
-from coder.ci.fix_report import FixReport, FixStep
-from coder.ci.gitrefs import git, is_repository, resolve_commit
+from coder.ci.fix_report import FixFailOn, FixReport, fix_steps
+from coder.ci.gitrefs import git, is_repository, merge_base, resolve_commit
+from coder.ci.pr_context import gather_facts, render_context
+from coder.ci.pr_effect import pr_effect
 from coder.ci.push import push_commit, remote_exists
 from coder.ci.suite import SuiteOutcome, choose_test_command, compare_runs, run_suite
 from coder.ci.trees import commit_tree
+from contracts.result import PullRequestRecord
 from sandbox.confine import SandboxUnavailable, make_sandbox
+
+if TYPE_CHECKING:
+    from coder.loop.runner import RunOutcome
 
 MAX_LISTED_FAILURES = 30
 
@@ -40,14 +49,23 @@ class FixOptions:
     out_dir: Path | None = None
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     warn: Callable[[str], None] | None = None
+    fail_on: list[FixFailOn] = field(default_factory=list)
+    """`revert`: a fix that reverts the whole PR is a failure, and nothing is pushed."""
 
 
 @dataclass(frozen=True)
 class _Target:
     head: str
     base: str | None
+    since: str | None
+    """The merge base of base and head, where the PR's diff starts (as GitHub shows it)."""
     branch: str
     pr_branch: str | None
+    number: int | None
+    event: EventInfo
+
+    def record(self) -> PullRequestRecord:
+        return PullRequestRecord(number=self.number, base=self.base, head=self.head)
 
 
 def run_fix(options: FixOptions) -> FixReport:
@@ -55,11 +73,14 @@ def run_fix(options: FixOptions) -> FixReport:
     repo = options.repo.resolve()
     target = _check_inputs(repo, options)
     head_suite, command = _suite_at(repo, target.head, options, ref=options.head)
-    report = FixReport(status="tests_pass", message="", head=target.head, test_cmd=command)
+    report = FixReport(
+        status="tests_pass", message="", head=target.head, test_cmd=command, pr=target.record()
+    )
     if head_suite.run.passed:
         return report.model_copy(update={"message": f"`{command}` passes at {target.head[:10]}."})
     failing = sorted(head_suite.failing)
     old: list[str] = []
+    new: list[str] = []
     if target.base is not None:
         base_suite, _ = _suite_at(
             repo, target.base, options, ref=options.base or "", command=command
@@ -78,8 +99,37 @@ def run_fix(options: FixOptions) -> FixReport:
         old = sorted(set(failing) - set(new))
         failing = new or failing
     task = build_task(command, target.head, head_suite, failing, old)
+    context = _pr_context(repo, options, target, new, old)
     report = report.model_copy(update={"failing": failing, "log": head_suite.run.log})
-    return _run_and_push(repo, options, target, task, command, report)
+    return _run_and_push(repo, options, target, task, context, command, report)
+
+
+def _pr_context(
+    repo: Path, options: FixOptions, target: _Target, new: list[str], old: list[str]
+) -> str:
+    """The PR as the planner is told it; nothing for a bare commit with no PR and no base."""
+    if target.number is None and target.base is None:
+        return ""
+    facts = gather_facts(
+        repo,
+        head=target.head,
+        base=target.base,
+        since=target.since,
+        number=target.number,
+        title=target.event.title,
+        base_ref=target.event.base_ref or _name(options.base, target.base),
+        head_ref=target.event.head_ref or _name(options.head, target.head),
+        new_failures=new,
+        old_failures=old,
+    )
+    return render_context(facts)
+
+
+def _name(ref: str | None, sha: str | None) -> str | None:
+    """A ref worth naming beside its sha: a branch or tag, not the sha itself or HEAD."""
+    if not ref or not sha or ref == "HEAD" or sha.startswith(ref.lower()):
+        return None
+    return ref
 
 
 def build_task(
@@ -124,7 +174,8 @@ def _check_inputs(repo: Path, options: FixOptions) -> _Target:
     pr = options.pr if options.pr is not None else event.number
     branch = f"coder/fix-{pr}" if pr is not None else f"coder/fix-{head[:10]}"
     pr_branch = _pr_branch(options, event) if options.push_to_pr else None
-    return _Target(head, base, pr_branch or branch, pr_branch)
+    since = (merge_base(repo, base, head) or base) if base is not None else None
+    return _Target(head, base, since, pr_branch or branch, pr_branch, pr, event)
 
 
 def _pr_branch(options: FixOptions, event: EventInfo) -> str:
@@ -170,6 +221,7 @@ def _run_and_push(
     options: FixOptions,
     target: _Target,
     task: str,
+    context: str,
     command: str,
     report: FixReport,
 ) -> FixReport:
@@ -195,6 +247,8 @@ def _run_and_push(
                     warn=options.warn,
                     run_id=run_id,
                     always_protected=DEFAULT_PROTECTED,
+                    task_context=context,
+                    pr=target.record(),
                 )
             )
         except UsageError as exc:
@@ -206,15 +260,8 @@ def _run_and_push(
                 "run_dir": str(outcome.run_dir),
                 "stop_reason": result.stop_reason,
                 "final_commit": result.final_commit,
-                "steps": [
-                    FixStep(
-                        step_id=s.stepId,
-                        status=s.status,
-                        commit=s.commit,
-                        checks=[f"{i.kind}: {i.status}" for i in s.invariants],
-                    )
-                    for s in result.steps
-                ],
+                "steps": fix_steps(result, outcome.run_dir),
+                "patch": result.patch,
                 "remote": options.remote,
                 "branch": target.branch,
             }
@@ -231,23 +278,62 @@ def _run_and_push(
                     f"{why}. Nothing was pushed.",
                 }
             )
-        if run_repo != repo:
+        fix = result.final_commit or ""
+        effect = pr_effect(run_repo, target.since, target.head, fix) if target.since else None
+        report = report.model_copy(update={"pr_effect": effect})
+        own_branch = run_repo == repo
+        if not own_branch:
             git(repo, "fetch", "--quiet", "--no-tags", str(run_repo), f"refs/heads/{result.branch}")
+    return _deliver(repo, options, target, outcome, report, own_branch=own_branch)
+
+
+def _deliver(
+    repo: Path,
+    options: FixOptions,
+    target: _Target,
+    outcome: RunOutcome,
+    report: FixReport,
+    *,
+    own_branch: bool,
+) -> FixReport:
+    """Push a verified fix (unless `--fail-on revert` holds), then record where it went in
+    result.json and drop the run's local branch, which the pushed branch now stands for."""
+    from coder.loop.outputs import save_result
+
+    result, effect, fix = outcome.result, report.pr_effect, outcome.result.final_commit or ""
+    said = f"; {effect.sentence}" if effect else ""
+    if effect is not None and effect.reverts_all and "revert" in options.fail_on:
+        return report.model_copy(
+            update={
+                "status": "reverts_pr",
+                "message": f"Run {result.run_id} verified, but {effect.sentence}. "
+                "Nothing was pushed (--fail-on revert).",
+            }
+        )
     pushed = push_commit(
         repo,
         options.remote,
-        result.final_commit or "",
+        fix,
         target.branch,
         force=target.pr_branch is None,
         token=options.env.get("GITHUB_TOKEN"),
     )
     if not pushed.ok:
-        return report.model_copy(update={"status": "push_failed", "message": pushed.message})
+        return report.model_copy(
+            update={"status": "push_failed", "message": f"{pushed.message}{said}."}
+        )
+    if own_branch:
+        git(repo, "branch", "-q", "-D", result.branch, check=False)
+    record = target.record().model_copy(
+        update={"pushed_branch": target.branch, "pushed_commit": fix}
+    )
+    save_result(outcome.run_dir, result.model_copy(update={"pr": record}))
     return report.model_copy(
         update={
             "status": "pushed",
-            "message": f"{result.message}; {pushed.message}.",
+            "message": f"{result.message}; {pushed.message}{said}.",
             "compare_url": _compare_url(options.env, target),
+            "pr": record,
         }
     )
 

@@ -113,8 +113,19 @@ def changed_paths(repo: Path, base: str, head: str) -> list[ChangedPath]:
     return changed
 
 
-def unified_diff(repo: Path, base: str, head: str) -> str:
-    return git(repo, "diff", *_PLAIN_DIFF, "--no-color", base, head)
+def unified_diff(repo: Path, base: str, head: str, *, context: int = 3) -> str:
+    """The patch from base to head, paths unquoted (a non-ASCII name reads as itself)."""
+    return git(
+        repo,
+        "-c",
+        "core.quotePath=false",
+        "diff",
+        *_PLAIN_DIFF,
+        "--no-color",
+        f"-U{context}",
+        base,
+        head,
+    )
 
 
 def file_at(repo: Path, commit: str, path: str) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Tokens
@@ -51,8 +52,13 @@ def write_outputs(
         patch=patch,
         message=message,
         final_check=final,
+        pr=options.pr,
     )
-    (rt.run_dir / "result.json").write_text(
-        result.model_dump_json(indent=2) + "\n", encoding="utf-8"
-    )
+    save_result(rt.run_dir, result)
     return result
+
+
+def save_result(run_dir: Path, result: RunResult) -> None:
+    """(Re)write result.json: after the run, and when something later adds to it (--apply,
+    the PR bot's push)."""
+    (run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")

@@ -20,7 +20,7 @@ from sandbox.checkpoint import Checkpoint
 
 
 def plan_phase(rt: Runtime) -> ValidPlan:
-    briefing = prompts.plan_briefing(rt.task, rt.repo_map, rt.test_cmd)
+    briefing = prompts.plan_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.task_context)
     return _submit(rt, "plan", briefing)
 
 
@@ -28,7 +28,7 @@ def revise_phase(rt: Runtime, failure: str) -> ValidPlan:
     assert rt.state.plan is not None
     rt.state.revisions += 1
     briefing = prompts.revision_briefing(
-        rt.task, rt.state.plan, rt.state.verified, failure, rt.budget_left()
+        rt.task, rt.state.plan, rt.state.verified, failure, rt.budget_left(), rt.task_context
     )
     previous = rt.state.plan
     plan = _submit(rt, "revise", briefing)

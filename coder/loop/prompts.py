@@ -26,14 +26,27 @@ A plan is {"goal": str, "steps": [step, ...]}; a step is
                           "invariants": [checks that must hold after the step]},
  "rollbackPlan": {"gitCheckout": "HEAD~1"}}
 Invariants are objects such as {"kind": "tests_pass", "paths": ["tests/test_x.py"]},
-{"kind": "command_succeeds", "command": "..."}, {"kind": "signature_unchanged", "symbol": "f",
-"file": "src/m.py"}, {"kind": "public_api_unchanged", "file": "src/m.py"},
-{"kind": "text_absent", "pattern": "print\\\\(", "paths": ["src/**"]}, {"kind": "max_changed_lines", "n": 40},
-or strings of these forms:
+{"kind": "command_succeeds", "command": "..."}, {"kind": "signature_compatible", "symbol": "f",
+"file": "src/m.py"} (strict: "signature_unchanged"), {"kind": "public_api_compatible", "file":
+"src/m.py"} (strict: "public_api_unchanged"), {"kind": "text_absent", "pattern": "print\\\\(",
+"paths": ["src/**"]}, {"kind": "max_changed_lines", "n": 40}.
+Signatures and public APIs are checked compatible or strict. Compatible: every call the old
+version accepted still works (a new parameter with a default passes; a removed, renamed,
+reordered or newly required one fails). Strict: the signature stays identical. "Breaking",
+"backward compatible" and "don't break" mean compatible; "unchanged", "must not change" and
+"keeps its signature" mean strict. Any signature or API form takes "in FILE".
+Or strings of these forms:
 """
 
 
-def plan_briefing(task: str, repo_map: str, test_cmd: str | None, already_failing: str = "") -> str:
+def _with_context(task: str, context: str) -> str:
+    """The task line, then its background (the PR bot's pull request) when there is one."""
+    return f"Task: {task}\n\n{context.strip()}" if context.strip() else f"Task: {task}"
+
+
+def plan_briefing(
+    task: str, repo_map: str, test_cmd: str | None, context: str = "", already_failing: str = ""
+) -> str:
     """`already_failing`: what the baseline run found red before any change (one block of
     text; empty when nothing failed or nothing is known)."""
     forms = "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
@@ -43,7 +56,8 @@ def plan_briefing(task: str, repo_map: str, test_cmd: str | None, already_failin
         else ""
     )
     return (
-        f"Task: {task}\n\nTest command: {test_cmd or '(none detected)'}\n\n{known}"
+        f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}\n\n"
+        f"{known}"
         f"Repository map:\n{repo_map}\n\n"
         "Phase: PLAN. Explore with read_file/list_files/search, and `run` commands to reproduce "
         "the problem (whatever they change is reset before the first step); then call "
@@ -54,10 +68,10 @@ def plan_briefing(task: str, repo_map: str, test_cmd: str | None, already_failin
 
 
 def revision_briefing(
-    task: str, plan: ValidPlan, verified: list[str], failure: str, left: str
+    task: str, plan: ValidPlan, verified: list[str], failure: str, left: str, context: str = ""
 ) -> str:
     return (
-        f"Task: {task}\n\nPhase: REVISE. A step failed verification and was rolled back.\n\n"
+        f"{_with_context(task, context)}\n\nPhase: REVISE. A step failed verification and was rolled back.\n\n"
         f"Failure:\n{failure}\n\nCurrent plan:\n{plan_json(plan)}\n\n"
         f"Verified steps (kept unless you change their files): {', '.join(verified) or 'none'}\n"
         f"Budget left: {left}\n\n"

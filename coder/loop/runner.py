@@ -23,7 +23,7 @@ from coder.config import (
 from coder.loop.context import BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, run_baseline
 from coder.loop.modes import MODES
-from coder.loop.outputs import write_outputs
+from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
 from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
 from coder.loop.state import Limits, RunState, RunStop
@@ -33,7 +33,7 @@ from coder.models.base import Model
 from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, make_model
 from coder.tools.toolbox import ToolBox
-from contracts.result import RunResult
+from contracts.result import PullRequestRecord, RunResult
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
 from sandbox.gitcli import GitError, git
@@ -76,6 +76,11 @@ class RunOptions:
     """Globs protected whatever the repository's config says (the PR bot protects .github/**)."""
     command_env: dict[str, str] = field(default_factory=dict)
     """Extra environment for every confined command (secrets are still stripped)."""
+    task_context: str = ""
+    """Background the plan and revise briefings show with the task, e.g. the pull request the
+    PR bot is fixing; kept apart from the task so the task stays what was asked."""
+    pr: PullRequestRecord | None = None
+    """The pull request this run works on (the PR bot), recorded in result.json."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +160,7 @@ def _runtime(
     trace.emit(
         "run_started",
         task=options.task,
+        task_context=options.task_context,
         mode=options.mode,
         model=model_spec,
         repo=str(workspace.repo),
@@ -169,6 +175,7 @@ def _runtime(
     )
     return Runtime(
         task=options.task,
+        task_context=options.task_context,
         mode=options.mode,
         root=workspace.path,
         run_dir=run_dir,
@@ -325,5 +332,5 @@ def _apply(repo: Path, result: RunResult, run_dir: Path) -> RunResult:
         return result
     result.applied = True
     result.message += "; applied to your working tree"
-    (run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    save_result(run_dir, result)
     return result

@@ -51,6 +51,8 @@ class Runtime:
     repo_map: str
     base_commit: str
     allow_unverified: bool = False
+    task_context: str = ""
+    """Background for the plan and revise briefings (RunOptions.task_context)."""
 
     def budget_left(self) -> str:
         s, lim = self.state, self.limits

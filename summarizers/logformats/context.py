@@ -116,3 +116,43 @@ def split_exception(text: str) -> tuple[str, str]:
     if not m:
         return "", text.strip()
     return m.group(1), (m.group(2) or "").strip()
+
+
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:test_[^/]*|[^/]*_tests?\.\w+|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|conftest\.py)$"
+)
+_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|testing)/")
+
+
+def is_test_path(path: str) -> bool:
+    return bool(_TEST_FILE.search(path) or _TEST_DIR.search(path))
+
+
+def _in_tests_own_file(path: str, failure_id: str) -> bool:
+    """Whether `path` is the file the failing test is defined in, for a pytest node id
+    (`tests/test_x.py::T::test`) or a unittest dotted id (`tests.test_x.T.test`)."""
+    own = failure_id.split("::")[0]
+    if own.endswith(".py") or "/" in own:
+        return path == own or path.endswith("/" + own)
+    parts = path.removesuffix(".py").split("/")
+    return any(failure_id.startswith(".".join(parts[k:]) + ".") for k in range(len(parts)))
+
+
+def assertion_site(frames: list[str], failure_id: str) -> tuple[str, str]:
+    """(site, origin) from a traceback's repository frames, outermost first.
+
+    The site is the innermost frame in the test's own file, else in any test file, else the
+    innermost frame: the line a person fixing the test looks at first. A library line every
+    failure passes through (a middle frame) is never the site. The origin is the innermost
+    frame, named only when it differs from the site.
+    """
+    if not frames:
+        return "", ""
+
+    def path(frame: str) -> str:
+        return frame.rsplit(":", 1)[0]
+
+    own = [f for f in frames if _in_tests_own_file(path(f), failure_id)]
+    tests = own or [f for f in frames if is_test_path(path(f))]
+    site = (tests or frames)[-1]
+    return site, "" if frames[-1] == site else frames[-1]

@@ -25,6 +25,12 @@ class Failure:
     """Context ranges [start, end) of line indices, most useful first."""
     details_dropped: int = 0
     """Detail lines beyond the parser's cap."""
+    site: str = ""
+    """The test's own line the failure is about (its failing assertion, or its call into the
+    code that raised), when the traceback shows frames; two failures are one error only if
+    their sites agree, whatever their messages say."""
+    origin: str = ""
+    """The innermost repository frame, where the exception was raised; "" when it is `site`."""
 
 
 @dataclass

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from summarizers.logformats import pytraceback
 from summarizers.logformats.context import (
     add_unique,
+    assertion_site,
     prioritize,
     references,
     split_exception,
@@ -37,6 +38,8 @@ _VERBOSE = re.compile(
 _PROGRESS = re.compile(r"^(?:\S+ )?[.FEsxX]+\s*(?:\[\s*\d+%\])?$")
 _LOC_EXC = re.compile(r"^(\S+?):(\d+): (\w[\w.]*)$")
 _LINE_ENTRY = re.compile(r"^(\S+?):(\d+): (.+)$")
+_FRAME_LINE = re.compile(r"^\S+?:\d+:(?: |$)")
+"""A frame of a long/short/line traceback: `path:line: in func`, `path:line: Exc` or bare."""
 _ROOTDIR = re.compile(r"^rootdir: (.+?)(?:, \w+: .*)?$")
 _E_LINE = re.compile(r"^E(?:\s|$)")
 _FRAME_SEP = re.compile(r"^(?:_ ){5,}_?$")
@@ -273,6 +276,7 @@ def _analyze(
     _collapse_similar_frames(lines, start, end, log)
     interesting: list[int] = [i for i in log.replaced if start <= i < end]
     e_runs: list[list[int]] = []
+    frames: list[str] = []
     key_line: int | None = None
     exc_from_loc = ""
     native = False
@@ -294,6 +298,8 @@ def _analyze(
         refs = references(line, root)
         if refs:
             add_unique(failure.locations, refs)
+            if _FRAME_LINE.match(line):
+                frames += refs
             m = _LOC_EXC.match(line)
             if m:
                 exc_from_loc = m.group(3)
@@ -311,9 +317,11 @@ def _analyze(
             key_line = facts.message_line
             interesting += facts.interesting
             add_unique(failure.locations, facts.locations)
+            frames = frames or facts.frames
     if block.key is None:
         _from_line_entry(lines[block.end - 1], failure, root)
         interesting.append(block.end - 1)
+    failure.site, failure.origin = assertion_site(frames, failure.id)
     if exc_from_loc and not failure.exc_type:
         failure.exc_type = exc_from_loc
     failure.blocks = prioritize(windows(interesting, start, end), key_line)

@@ -9,7 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from summarizers.logformats.context import add_unique, prioritize, references, windows
+from summarizers.logformats.context import (
+    add_unique,
+    assertion_site,
+    prioritize,
+    references,
+    windows,
+)
 from summarizers.logformats.model import Failure, ParsedLog
 
 TRACEBACK_HEAD = "Traceback (most recent call last):"
@@ -30,6 +36,8 @@ class TracebackFacts:
     details: list[int] = field(default_factory=list)
     details_dropped: int = 0
     locations: list[str] = field(default_factory=list)
+    frames: list[str] = field(default_factory=list)
+    """Every repository frame in order, outermost first (locations is deduplicated and capped)."""
     interesting: list[int] = field(default_factory=list)
 
 
@@ -47,6 +55,7 @@ def analyze(lines: list[str], start: int, end: int, root: str | None) -> Traceba
             refs = references(line, root)
             if refs:
                 add_unique(facts.locations, refs)
+                facts.frames += refs
                 facts.interesting.append(i)
             continue
         if in_frames and line and not line[0].isspace():
@@ -109,6 +118,7 @@ def parse(lines: list[str]) -> ParsedLog:
             details=facts.details,
             details_dropped=facts.details_dropped,
         )
+        failure.site, failure.origin = assertion_site(facts.frames, ident)
         failure.blocks = prioritize(windows(facts.interesting, s, end), facts.message_line)
         log.failures.append(failure)
     n = len(log.failures)

@@ -86,13 +86,16 @@ def render(log: ParsedLog, budget: int, extra_counts: list[str] | None = None) -
 
 
 def _states(log: ParsedLog) -> list[_State]:
-    seen: dict[tuple[str, str], _State] = {}
-    similar: set[tuple[str, str, str]] = set()
+    """Failures are one error only when they fail at the same line: the test's own line when
+    the traceback shows it, else the raising location; equal messages alone are not enough."""
+    seen: dict[tuple[str, str, str], _State] = {}
+    similar: set[tuple[str, ...]] = set()
     states = []
     for f in log.failures:
-        key = (f.exc_type, f.message)
+        key = (f.exc_type, f.message, f.site)
         original = seen.get(key) if (f.message or f.exc_type) else None
-        site = (*_signature(f), f.locations[-1] if f.locations else "")
+        raised = f.origin or f.site or (f.locations[-1] if f.locations else "")
+        site = (*_signature(f), f.site, raised)
         echo = (f.message or f.exc_type) and site in similar
         similar.add(site)
         blocks = [] if echo else _capped_blocks(log.lines, f)
@@ -227,17 +230,29 @@ def _summary_line(
         message = f"{failure.exc_type}: {message}" if message else failure.exc_type
     if repeat and len(message) > len(SAME_ERROR):
         message = SAME_ERROR
-    where = [
-        loc.removeprefix(root) for loc in failure.locations if loc.split(":")[0] not in failure.id
-    ][:2]
-    tail = f" (at {', '.join(where)})" if where else ""
+    tail = _where(failure, root)
     text = f"{head} - {clip_chars(message, MESSAGE_CHARS)}" if message else head
     return text + tail + "\n"
 
 
+def _where(failure: Failure, root: str) -> str:
+    """The test's own line first (with where it raised, when that is elsewhere); without a
+    site, the repository locations the id does not already name."""
+    if failure.site:
+        where = failure.site.removeprefix(root)
+        if failure.origin:
+            where += f", raised at {failure.origin.removeprefix(root)}"
+        return f" (at {where})"
+    locations = [
+        loc.removeprefix(root) for loc in failure.locations if loc.split(":")[0] not in failure.id
+    ][:2]
+    return f" (at {', '.join(locations)})" if locations else ""
+
+
 def _location_root(failures: list[Failure]) -> str:
     """The directory every absolute location shares (the checkout), to be written once."""
-    absolute = [loc for f in failures for loc in f.locations if loc.startswith("/")]
+    every = [loc for f in failures for loc in (*f.locations, f.site, f.origin) if loc]
+    absolute = [loc for loc in every if loc.startswith("/")]
     if len(absolute) < 2:
         return ""
     common = os.path.commonpath([loc.split(":")[0] for loc in absolute])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from summarizers.logformats import pytraceback
-from summarizers.logformats.context import prioritize, windows
+from summarizers.logformats.context import assertion_site, prioritize, windows
 from summarizers.logformats.model import Failure, ParsedLog
 
 _HEAD = re.compile(r"^(FAIL|ERROR|UNEXPECTED SUCCESS): (\S+) \(([\w.]+)\)(.*)$")
@@ -60,6 +60,7 @@ def parse(lines: list[str]) -> ParsedLog:
             failure.message = "unexpected success"
         failure.details, failure.details_dropped = facts.details, facts.details_dropped
         failure.locations = facts.locations
+        failure.site, failure.origin = assertion_site(facts.frames, failure.id)
         failure.blocks = prioritize(windows(facts.interesting, body, end), facts.message_line)
         log.failures.append(failure)
     if ran is not None:

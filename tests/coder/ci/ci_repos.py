@@ -131,3 +131,44 @@ def js_pr(root: Path) -> tuple[Path, str, str]:
     head = commit_all(repo, "feature")
     git(repo, "checkout", "-q", "main")
     return repo, base, head
+
+
+SHAPES_BASE = {
+    "config.py": "SCALE = 2\n",
+    "shapes.py": (
+        "from config import SCALE\n\n\n"
+        "def area(w, h):\n    return w * h\n\n\n"
+        "def perimeter(w, h):\n    return 2 * (w + h)\n\n\n"
+        'def describe(w, h):\n    return f"{w}x{h}"\n'
+    ),
+    "test_shapes.py": (
+        "from shapes import area, describe, perimeter\n\n\n"
+        "def test_area():\n    assert area(2, 3) == 6\n\n\n"
+        "def test_perimeter():\n    assert perimeter(2, 3) == 10\n\n\n"
+        'def test_describe():\n    assert describe(2, 3) == "2 x 3"\n'
+    ),
+}
+SHAPES_AREA = "    return w * h * SCALE\n"
+SHAPES_PERIMETER = "    return 2 * w + 2 * h\n"
+SHAPES_TITLE = "Scale areas by the configured unit"
+SHAPES_MESSAGE = (
+    f"{SHAPES_TITLE}\n\nArea now honours SCALE from config.py.\nPerimeter is spelled out."
+)
+
+
+def shapes_pr(root: Path) -> tuple[Path, str, str]:
+    """A PR of two hunks in shapes.py: `area` multiplies by SCALE (2 at base, so test_area
+    breaks) and `perimeter` is rewritten to the same value. `test_describe` fails on both
+    sides. Returns (repo, base sha, head sha)."""
+    repo = root / "shapes"
+    init_repo(repo)
+    write(repo, SHAPES_BASE)
+    base = commit_all(repo, "base")
+    git(repo, "checkout", "-q", "-b", "feature")
+    text = SHAPES_BASE["shapes.py"]
+    text = text.replace("    return w * h\n", SHAPES_AREA)
+    text = text.replace("    return 2 * (w + h)\n", SHAPES_PERIMETER)
+    write(repo, {"shapes.py": text})
+    head = commit_all(repo, SHAPES_MESSAGE)
+    git(repo, "checkout", "-q", "main")
+    return repo, base, head

@@ -71,3 +71,14 @@ def test_read_event_without_variable_is_empty() -> None:
     event = read_event({})
     assert not isinstance(event, ContextProblem)
     assert event.number is None and event.head_ref is None
+
+
+def test_event_gives_the_pr_title_and_base_branch(tmp_path: Path) -> None:
+    pull = {"number": 3, "title": "Reduce look-ahead", "base": {"ref": "main"}, "head": {}}
+    event = read_event({"GITHUB_EVENT_PATH": _event(tmp_path, {"pull_request": pull})})
+    assert not isinstance(event, ContextProblem)
+    assert (event.title, event.base_ref) == ("Reduce look-ahead", "main")
+    comment = read_event(
+        {"GITHUB_EVENT_PATH": _event(tmp_path, {"issue": {"number": 3, "title": "On a PR"}})}
+    )
+    assert not isinstance(comment, ContextProblem) and comment.title == "On a PR"
