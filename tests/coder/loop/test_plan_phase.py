@@ -9,9 +9,12 @@ import pytest
 from calcrepo import CALC, FIX_ADD, FIX_STEP, PYPROJECT, TESTS, plan
 from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthropic
 from gitrepo import git, make_repo
+from rich.console import Console
 
 from coder.loop.runner import RunOptions, run_task
 from coder.loop.trace import read_trace
+from coder.progress import ProgressPrinter
+from coder.show import render_run
 
 ENVIRONMENT = {"build/env.txt": "put there before the plan phase\n", "local.cfg": "x = 1\n"}
 
@@ -45,6 +48,7 @@ def test_plan_phase_commands_run_confined_and_what_they_change_is_reset(repo, sc
         "mkdir -p .cache && echo c > .cache/c; python -m pytest -q tests; cat local.cfg"
     )
     look = "git status --porcelain --ignored --untracked-files=all; tail -1 calc.py"
+    console = Console(record=True, width=200)
     outcome = run_task(
         RunOptions(
             repo=repo,
@@ -57,7 +61,7 @@ def test_plan_phase_commands_run_confined_and_what_they_change_is_reset(repo, sc
                 {"tool": "finish_step", "input": {"summary": "fixed"}},
             ),
             out_dir=tmp_path / "run",
-            listeners=[environment],
+            listeners=[environment, ProgressPrinter(console)],
         )
     )
     result, events = outcome.result, read_trace(outcome.run_dir / "trace.jsonl")
@@ -73,6 +77,10 @@ def test_plan_phase_commands_run_confined_and_what_they_change_is_reset(repo, sc
     assert "# probe" not in seen
     assert result.status == "verified" and "probe" not in result.patch
     assert git(repo, "status", "--porcelain") == "", "the user's tree is never touched"
+    assert "reset what the plan phase's commands changed" in console.export_text()
+    render_run(outcome.run_dir, console)
+    shown = console.export_text()
+    assert "(plan)" in shown and "scratch.txt" in shown, shown
 
 
 def test_a_plan_phase_without_commands_resets_nothing(repo, script, tmp_path):
