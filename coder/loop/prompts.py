@@ -45,19 +45,14 @@ def _with_context(task: str, context: str) -> str:
 
 
 def plan_briefing(
-    task: str, repo_map: str, test_cmd: str | None, context: str = "", already_failing: str = ""
+    task: str, repo_map: str, test_cmd: str | None, context: str = "", baseline: str = ""
 ) -> str:
-    """`already_failing`: what the baseline run found red before any change (one block of
-    text; empty when nothing failed or nothing is known)."""
+    """`baseline`: what the test command said before any change (tests already failing, a
+    likely missing environment), so no step is made to demand a test red for another reason."""
     forms = "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
-    known = (
-        f"Tests that already fail before any change:\n{already_failing}\n\n"
-        if already_failing
-        else ""
-    )
+    base = f"{baseline}\n\n" if baseline else ""
     return (
-        f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}\n\n"
-        f"{known}"
+        f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}\n\n{base}"
         f"Repository map:\n{repo_map}\n\n"
         "Phase: PLAN. Explore with read_file/list_files/search, and `run` commands to reproduce "
         "the problem (whatever they change is reset before the first step); then call "
@@ -115,8 +110,13 @@ def react_briefing(task: str, repo_map: str, test_cmd: str | None, left: str) ->
 
 
 def describe(invariant: object) -> str:
+    """What the planner wrote, as written: a sentence stays the sentence (its compiled regex,
+    `\\-\\-max\\-cost` say, would read as something else), an object stays its JSON."""
     data = invariant.model_dump(exclude_none=True)  # type: ignore[attr-defined]
     kind = data.pop("kind")
+    source = getattr(invariant, "source", None)
+    if source:
+        return f"{source} (checked as {kind})"
     return f"{kind} {json.dumps(data, ensure_ascii=False)}" if data else kind
 
 

@@ -7,9 +7,10 @@ Every way a run can end (done, a budget, a model error, Ctrl-C, a crash) goes th
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,23 +21,26 @@ from coder.config import (
     detect_test_cmd,
     load_repo_config,
 )
+from coder.loop.apply import apply_run, take_hint
+from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
 from coder.loop.context import BatchMasking, ContextPolicy
-from coder.loop.final_check import final_check, run_baseline
+from coder.loop.final_check import final_check, reusable_run
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
 from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
-from coder.loop.state import Limits, RunState, RunStop
+from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
 from coder.models.base import Model
 from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, make_model
+from coder.tools.textfile import printable
 from coder.tools.toolbox import ToolBox
-from contracts.result import PullRequestRecord, RunResult
+from contracts.result import FinalCheck, PullRequestRecord, RunResult
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
-from sandbox.gitcli import GitError, git
+from sandbox.gitcli import GitError, git_line
 from sandbox.policy import PathPolicy
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
 from summarizers.repomap import RepoMapCache, build_repo_map
@@ -87,6 +91,9 @@ class RunOptions:
 class RunOutcome:
     result: RunResult
     run_dir: Path
+    take: str | None = None
+    """One line on the change: applied, why it was not, or how to take it; None when the run
+    has no verified change to offer."""
 
 
 def run_task(options: RunOptions) -> RunOutcome:
@@ -94,7 +101,8 @@ def run_task(options: RunOptions) -> RunOutcome:
         raise UsageError(f"unknown mode {options.mode!r}; choose one of {', '.join(MODES)}")
     if not options.task.strip():
         raise UsageError("the task is empty; pass --task TEXT")
-    repo = options.repo.resolve()
+    options = replace(options, task=printable(options.task))  # argv may hold undecodable bytes
+    repo = _top_level(options.repo.resolve())
     try:
         config = load_repo_config(repo) if repo.is_dir() else None
     except ConfigError as exc:
@@ -102,6 +110,8 @@ def run_task(options: RunOptions) -> RunOutcome:
     model_spec, model = _model(options, config.model if config else None)
     limits = _limits(options, config)
     run_id = options.run_id or new_run_id()
+    run_dir = (options.out_dir or repo / ".coder" / "runs" / run_id).resolve()
+    fresh = _first_missing(run_dir)
     if options.out_dir is not None:
         try:
             options.out_dir.mkdir(parents=True, exist_ok=True)
@@ -126,14 +136,24 @@ def run_task(options: RunOptions) -> RunOutcome:
         raise UsageError(str(exc)) from None
     sandbox = EnvSandbox(sandbox, {**COMMAND_ENV, **options.command_env})
     with workspace:
-        run_dir = (options.out_dir or repo / ".coder" / "runs" / run_id).resolve()
         rt = _runtime(
             options, config, workspace, sandbox, model, model_spec, limits, run_dir, run_id
         )
-        result = _drive(rt, workspace, model_spec, options)
-    if options.apply:
-        result = _apply(repo, result, run_dir)
-    return RunOutcome(result, run_dir)
+        try:
+            result = _drive(rt, workspace, model_spec, options)
+        except BaselineUnrunnable as exc:
+            _discard(run_dir, fresh)
+            workspace.delete_branch()
+            raise UsageError(str(exc)) from None
+    return RunOutcome(result, run_dir, _take(workspace.repo, result, run_dir, options.apply))
+
+
+def _top_level(path: Path) -> Path:
+    """`--repo` may name a subdirectory; the run, its config and `.coder/` belong to the top."""
+    try:
+        return Path(git_line(["rev-parse", "--show-toplevel"], path)).resolve()
+    except (GitError, OSError):
+        return path  # not a repository: Workspace.create says so in one line
 
 
 def _runtime(
@@ -205,56 +225,72 @@ def _runtime(
 
 
 def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptions) -> RunResult:
-    """Run the mode and judge it; every way of ending writes the same complete outputs."""
+    """Run the mode and judge it; every way of ending writes the same complete outputs, except
+    a test command that cannot run at all: then the run never began and writes nothing."""
     reason, message, final = "interrupted", "interrupted", None
+    unrunnable = False
     try:
-        baseline = _timed(
+        rt.baseline = _timed(
             rt, lambda: run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
         )
+        rt.trace.emit("baseline", **rt.baseline.event())
         cache = RepoMapCache(directory=workspace.repo / ".coder" / "cache" / "repomap")
         rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
         MODES[rt.mode](rt)
-        final = _timed(
-            rt, lambda: final_check(rt.sandbox, rt.root, baseline, rt.limits.cmd_timeout_s)
-        )
-        rt.trace.emit(
-            "verification",
-            step=None,
-            kind="final_check",
-            status="passed" if final.passed else "failed",
-            evidence=final.detail,
-            new_failures=final.new_failures,
-        )
+        final = _final_check(rt, rt.baseline)
         if final.passed:
             reason, message = "completed", _completed_message(rt)
         else:
             reason, message = "final_check_failed", final.detail.splitlines()[0]
     except RunStop as stop:
         reason, message = stop.reason, stop.message
+    except Terminated:
+        reason, message = "interrupted", "terminated (SIGTERM)"
     except KeyboardInterrupt:
         reason, message = "interrupted", "interrupted by the user"
+    except BaselineUnrunnable:
+        unrunnable = True
+        raise
     except Exception as exc:
         reason, message = "interrupted", f"internal error: {type(exc).__name__}: {exc}"
         raise
     finally:
-        result = write_outputs(
-            rt,
-            options=options,
-            model_spec=model_spec,
-            workspace=workspace,
-            reason=reason,
-            message=message,
-            final=final,
-        )
-        rt.trace.emit(
-            "run_finished",
-            status=result.status,
-            stop_reason=result.stop_reason,
-            message=result.message,
-            wall_s=result.wall_s,
-        )
+        if not unrunnable:
+            result = write_outputs(
+                rt,
+                options=options,
+                model_spec=model_spec,
+                workspace=workspace,
+                reason=reason,
+                message=message,
+                final=final,
+            )
+            rt.trace.emit(
+                "run_finished",
+                status=result.status,
+                stop_reason=result.stop_reason,
+                message=result.message,
+                wall_s=result.wall_s,
+            )
         rt.trace.close()
     return result
+
+
+def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
+    reuse = reusable_run(rt.root, rt.state.full_run, rt.test_cmd)
+    final = _timed(
+        rt, lambda: final_check(rt.sandbox, rt.root, base, rt.limits.cmd_timeout_s, reuse)
+    )
+    rt.trace.emit(
+        "verification",
+        step=None,
+        kind="final_check",
+        status="passed" if final.passed else "failed",
+        evidence=final.detail,
+        new_failures=final.new_failures,
+        reused=reuse is not None,
+    )
+    return final
 
 
 T = TypeVar("T")
@@ -267,6 +303,22 @@ def _timed(rt: Runtime, work: Callable[[], T]) -> T:
         return work()
     finally:
         rt.state.command_s += time.monotonic() - started
+
+
+def _first_missing(path: Path) -> Path | None:
+    """The outermost directory on the way to `path` that does not exist yet: what a run that
+    cannot start must take back."""
+    missing = None
+    while not path.exists():
+        missing, path = path, path.parent
+    return missing
+
+
+def _discard(run_dir: Path, fresh: Path | None) -> None:
+    if fresh is not None:
+        shutil.rmtree(fresh, ignore_errors=True)
+    else:
+        (run_dir / "trace.jsonl").unlink(missing_ok=True)
 
 
 def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:
@@ -314,23 +366,12 @@ def _completed_message(rt: Runtime) -> str:
     )
 
 
-def _apply(repo: Path, result: RunResult, run_dir: Path) -> RunResult:
-    """Apply the verified patch to the user's tree, only when it is clean and the patch applies."""
-    if result.status != "verified" or not result.patch.strip():
-        result.message += "; not applied (the run did not verify a change)"
-        return result
-    dirty = git(["status", "--porcelain", "--untracked-files=no"], repo, check=False)
-    if dirty.strip():
-        result.message += f"; not applied: your working tree has uncommitted changes (branch {result.branch} holds the change)"
-        return result
-    patch = str(run_dir / "final.patch")
-    try:
-        git(["apply", "--check", patch], repo)
-        git(["apply", patch], repo)
-    except GitError as exc:
-        result.message += f"; not applied: the patch does not apply cleanly ({str(exc)[:200]})"
-        return result
-    result.applied = True
-    result.message += "; applied to your working tree"
-    save_result(run_dir, result)
-    return result
+def _take(repo: Path, result: RunResult, run_dir: Path, apply: bool) -> str | None:
+    """Apply when asked; either way, the line that tells the person where the change went."""
+    if not apply:
+        return take_hint(result, run_dir) if result.status == "verified" else None
+    outcome = apply_run(repo, result, run_dir)
+    if not outcome.applied:
+        result.message += f"; not applied: {outcome.reason}"
+        save_result(run_dir, result)
+    return outcome.line
