@@ -9,9 +9,9 @@ them). Same session, same turns, three policies:
 - `none`: nothing is ever masked;
 - `turns3`: the policy before issue 12, kept here as the comparison: every output older than
   the last 3 turns masked to one line, then fewer whole turns until the call fits 24k tokens;
-- `default24k`, `default200k`: coder's BatchMasking as the run builds it for a 24k call limit
-  (models that report no window: masked from 24k down to 6k) and for Anthropic's 200k window
-  (masked from 32k down to 8k).
+- `default24k`, `default200k`: the policy the run builds itself, at the 24k call limit of
+  models that report no window (masked from 24k down to 6k) and at the limit it derives from
+  Anthropic's 200k window (masked from 32k down to 8k).
 
 Sessions:
 - `biglog30`: react, 29 runs of a ~11k-token noisy test log (1.5k tokens compacted) and a
@@ -68,8 +68,6 @@ from coder.models.scripted import ScriptedCall, ScriptedTurn, load_turns  # noqa
 
 LIMIT = 24_000
 """The call limit when the model reports no window (scripted models)."""
-WINDOW = 196_000
-"""Anthropic's 200k window less a 4k reply."""
 SWEEP = (24_000, 32_000, 48_000, 64_000, 98_000)
 SAME = 1.01
 NOISY_LOG = ROOT / "benchmarks" / "data" / "noisy_log.py"
@@ -83,17 +81,18 @@ class RecentTurns:
     limit: int = LIMIT
     keep: int = 3
 
-    def view(self, conversation: Conversation, fixed_tokens: int) -> View:
+    def view(self, conversation: Conversation, fixed_tokens: int, limit: int) -> View:
+        limit = min(self.limit, limit)
         turns = len(conversation.turns)
         for keep in range(min(self.keep, turns), -1, -1):
             messages = _old_render(conversation, keep, 0)
             size = fixed_tokens + _tokens(messages)
-            if size <= self.limit:
+            if size <= limit:
                 return View(messages, size)
         for skip in range(1, turns + 1):
             messages = _old_render(conversation, 0, skip)
             size = fixed_tokens + _tokens(messages)
-            if size <= self.limit:
+            if size <= limit:
                 break
         return View(messages, size)
 
@@ -145,11 +144,20 @@ def _tokens(messages: list[Message]) -> int:
     return sum(part_tokens(p) for m in messages for p in m.parts)
 
 
-POLICIES: dict[str, Callable[[], ContextPolicy]] = {
-    "none": lambda: BatchMasking(limit=10**9, threshold=10**9, target=10**9),
-    "turns3": lambda: RecentTurns(),
-    "default24k": lambda: BatchMasking.for_window(LIMIT),
-    "default200k": lambda: BatchMasking.for_window(WINDOW),
+@dataclass(frozen=True)
+class Policy:
+    """A policy to run (None: the one the run builds itself) and the call limit to run it at
+    (None: what the run derives from the model's window)."""
+
+    make: Callable[[], ContextPolicy | None]
+    context_tokens: int | None = None
+
+
+POLICIES: dict[str, Policy] = {
+    "none": Policy(lambda: BatchMasking(threshold=10**9, target=10**9), 10**9),
+    "turns3": Policy(lambda: RecentTurns(), LIMIT),
+    "default24k": Policy(lambda: None, LIMIT),
+    "default200k": Policy(lambda: None),
 }
 DEFAULTS = ("default24k", "default200k")
 
@@ -174,7 +182,7 @@ class Outcome:
     new_tokens: list[int] = field(default_factory=list)
 
 
-def run_session(session: Session, policy: ContextPolicy, work: Path) -> Outcome:
+def run_session(session: Session, policy: Policy, work: Path) -> Outcome:
     """The session through the real loop, SDK and wire server; the bodies it sent, billed."""
     queue = deque(session.turns)
 
@@ -198,7 +206,8 @@ def run_session(session: Session, policy: ContextPolicy, work: Path) -> Outcome:
                 test_cmd=session.test_cmd,
                 out_dir=work / "run",
                 max_turns=500,
-                context_policy=policy,
+                context_policy=policy.make(),
+                context_tokens=policy.context_tokens,
                 command_env=FIXTURE_ENV,
             )
         )
@@ -331,16 +340,16 @@ def floor(none: Bill) -> float:
 
 
 def measure(
-    sessions: list[Session], work: Path, policies: dict[str, Callable[[], ContextPolicy]]
+    sessions: list[Session], work: Path, policies: dict[str, Policy]
 ) -> dict[str, dict[str, Outcome]]:
     results: dict[str, dict[str, Outcome]] = {}
     for n, session in enumerate(sessions):
         results[session.name] = {}
         print(f"{session.name} ...", file=sys.stderr, flush=True)
-        for name, make in policies.items():
+        for name, policy in policies.items():
             if session.short and name not in POLICIES:
                 continue  # short runs never reach a threshold: the sweep would repeat `none`
-            results[session.name][name] = run_session(session, make(), work / f"s{n}-{name}")
+            results[session.name][name] = run_session(session, policy, work / f"s{n}-{name}")
     return results
 
 
@@ -361,11 +370,12 @@ def main() -> None:
     policies = dict(POLICIES)
     if args.sweep:
         sessions = [s for s in sessions if s.name in ("biglog30", "long:coder")]
-        for limit, thresholds in ((LIMIT, (12_000, 18_000, 24_000)), (WINDOW, SWEEP)):
+        for limit, thresholds in ((LIMIT, (12_000, 18_000, 24_000)), (None, SWEEP)):
             for threshold in thresholds:
                 for share in (0.25, 0.5):
-                    policies[f"{limit // 1000}k:{threshold // 1000}k/{share}"] = (
-                        lambda li=limit, t=threshold, sh=share: BatchMasking(li, t, int(t * sh))
+                    name = f"{(limit or 200_000) // 1000}k:{threshold // 1000}k/{share}"
+                    policies[name] = Policy(
+                        lambda t=threshold, sh=share: BatchMasking(t, int(t * sh)), limit
                     )
     with tempfile.TemporaryDirectory() as tmp:
         results = measure(sessions, Path(tmp), policies)

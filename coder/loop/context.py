@@ -145,43 +145,47 @@ class View:
 
 
 class ContextPolicy(Protocol):
-    def view(self, conversation: Conversation, fixed_tokens: int) -> View:
-        """The messages to send; `fixed_tokens` is what the system prompt and tools take."""
+    def view(self, conversation: Conversation, fixed_tokens: int, limit: int) -> View:
+        """The messages to send; `fixed_tokens` is what the system prompt and tools take,
+        `limit` the most the whole call may hold (it shrinks when a server names a smaller
+        window)."""
         ...
 
 
 @dataclass(frozen=True)
 class BatchMasking:
     """Mask nothing under `threshold`; past it, mask the oldest outputs down to `target` at
-    once; fit `limit` whatever it takes. Masks are never lifted, so the prefix stays stable."""
+    once; fit the limit whatever it takes. Masks are never lifted, so the prefix stays stable."""
 
-    limit: int
     threshold: int
     target: int
     keep_turns: int = KEEP_TURNS
 
     @classmethod
-    def for_window(cls, limit: int, threshold: int | None = None) -> BatchMasking:
+    def for_limit(cls, limit: int, threshold: int | None = None) -> BatchMasking:
         """The policy for a call limit (the model's window less its reply): mask from the
         limit itself when it is small, from THRESHOLD_CAP when it is large, or from the
         configured threshold; down to a quarter of that."""
         start = min(limit, threshold or THRESHOLD_CAP)
-        return cls(limit=limit, threshold=start, target=int(start * TARGET_SHARE))
+        return cls(threshold=start, target=int(start * TARGET_SHARE))
 
-    def view(self, conversation: Conversation, fixed_tokens: int) -> View:
+    def view(self, conversation: Conversation, fixed_tokens: int, limit: int) -> View:
+        threshold, target = self.threshold, self.target
+        if threshold > limit:  # the limit shrank under the policy: scale it down with it
+            threshold, target = limit, int(limit * TARGET_SHARE)
         size = fixed_tokens + conversation.tokens()
         masked: list[str] = []
-        if size > self.threshold:
+        if size > threshold:
             batch = conversation.maskable(self.keep_turns)
             # A batch is worth its cache rewrite only when it frees a good part of the gap.
-            if sum(r.saving for r in batch) >= (self.threshold - self.target) // 2:
-                size = _mask(batch, size, self.target, masked)
-        if size > self.limit:
-            size = _mask(conversation.maskable(self.keep_turns), size, self.target, masked)
-        if size > self.limit:
-            size = _mask(conversation.maskable(0), size, self.limit, masked)
+            if sum(r.saving for r in batch) >= (threshold - target) // 2:
+                size = _mask(batch, size, target, masked)
+        if size > limit:
+            size = _mask(conversation.maskable(self.keep_turns), size, target, masked)
+        if size > limit:
+            size = _mask(conversation.maskable(0), size, limit, masked)
         dropped = 0
-        while size > self.limit and conversation.dropped < len(conversation.turns):
+        while size > limit and conversation.dropped < len(conversation.turns):
             conversation.dropped += 1
             dropped += 1
             size = fixed_tokens + conversation.tokens()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from coder.loop.context import BatchMasking, Conversation, ResultEntry, Turn, measure
+from coder.loop.context import BatchMasking, Conversation, ResultEntry, Turn, View, measure
 from coder.models.base import Message, ToolCallPart, ToolResultPart
 
 FIXED = 100
@@ -29,8 +29,20 @@ def results(messages: list[Message]) -> list[ToolResultPart]:
     ]
 
 
-def policy(**kw: int) -> BatchMasking:
-    return BatchMasking(**{"limit": 20_000, "threshold": 8_000, "target": 4_000, **kw})
+class Rules:
+    """A BatchMasking policy and the call limit its views are asked to fit."""
+
+    def __init__(self, limit: int, policy: BatchMasking) -> None:
+        self.limit, self.policy = limit, policy
+
+    def view(self, conv: Conversation, fixed: int) -> View:
+        return self.policy.view(conv, fixed, self.limit)
+
+
+def policy(
+    limit: int = 20_000, threshold: int = 8_000, target: int = 4_000, keep_turns: int = 3
+) -> Rules:
+    return Rules(limit, BatchMasking(threshold, target, keep_turns))
 
 
 def test_nothing_is_masked_under_the_threshold_and_each_view_extends_the_last():
@@ -125,9 +137,21 @@ def test_the_hard_limit_masks_the_newest_outputs_then_drops_the_oldest_turns():
 
 
 def test_the_default_threshold_comes_from_the_call_limit():
-    small = BatchMasking.for_window(8_000)
-    assert (small.limit, small.threshold, small.target) == (8_000, 8_000, 2_000)
-    large = BatchMasking.for_window(196_000)
-    assert (large.limit, large.threshold, large.target) == (196_000, 32_000, 8_000)
-    assert BatchMasking.for_window(24_000, threshold=6_000).threshold == 6_000
-    assert BatchMasking.for_window(24_000, threshold=90_000).threshold == 24_000
+    small = BatchMasking.for_limit(8_000)
+    assert (small.threshold, small.target) == (8_000, 2_000)
+    large = BatchMasking.for_limit(166_000)
+    assert (large.threshold, large.target) == (32_000, 8_000)
+    assert BatchMasking.for_limit(24_000, threshold=6_000).threshold == 6_000
+    assert BatchMasking.for_limit(24_000, threshold=90_000).threshold == 24_000
+
+
+def test_a_limit_that_shrinks_under_the_policy_is_still_fitted():
+    """A server that names a smaller window shrinks the call limit in the middle of a phase."""
+    conv, wide = Conversation("briefing"), policy(limit=100_000, threshold=32_000, target=8_000)
+    for i in range(20):
+        add_run(conv, i, 2000)
+        assert wide.view(conv, FIXED).masked == []
+    narrow = Rules(6_000, wide.policy)
+    view = narrow.view(conv, FIXED)
+    assert view.tokens <= 6_000 and view.dropped == 0
+    assert len(view.masked) >= 10 and view.masked[0] == "c0"
