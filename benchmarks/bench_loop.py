@@ -2,15 +2,15 @@
 
 1. Harness time per step on a 1k-file repository: wall time minus model latency and command
    time (context assembly, checkpoint, verify bookkeeping, commit, rollback). Goal < 150 ms.
-2. Context size per model call across a 30-turn run whose commands print large test logs:
-   the largest call with masking (default) against the same run without masking. Goal < 12k
-   tokens with masking.
-3. The baseline's cost as a share of a run (issue 11): every bench fixture in contract mode,
+2. The baseline's cost as a share of a run (issue 11): every bench fixture in contract mode,
    the baseline's seconds against the run's wall time (an upper bound: the scripted model has
    no latency) and against the run's command time, and the final-check time saved by reusing
    the last step's identical run.
 
-Usage: python benchmarks/bench_loop.py [--files 1000] [--steps 10] [--only harness|context|baseline]
+What the context policy costs is measured in bench_context.py (its 30-turn big-log run was
+here, as a context-size measure).
+
+Usage: python benchmarks/bench_loop.py [--files 1000] [--steps 10] [--only harness|baseline]
 """
 
 from __future__ import annotations
@@ -110,31 +110,6 @@ def harness_per_step(work: Path, files: int, steps: int) -> tuple[list[float], l
     return verified, rolled_back
 
 
-def context_run(work: Path, mask: bool, turns: int = 30) -> int:
-    repo = make_repo(work / f"ctx{mask}", {"tests/test_x.py": "def test_x():\n    assert True\n"})
-    log = ROOT / "benchmarks" / "data" / "noisy_log.py"
-    calls = [{"tool": "run", "input": {"command": f"python {log} {i}"}} for i in range(turns - 1)]
-    calls.append({"tool": "final_answer", "input": {"summary": "done"}})
-    script = write_script(work / f"ctx{mask}.json", calls)
-    options = RunOptions(
-        repo=repo,
-        task="look at the logs",
-        model=f"script:{script}",
-        mode="react",
-        out_dir=work / f"ctxrun{mask}",
-        max_turns=200,
-    )
-    if not mask:
-        options.keep_recent_turns, options.context_tokens = 10**6, 10**9
-    outcome = run_task(options)
-    sizes = [
-        e["context_tokens"]
-        for e in read_trace(outcome.run_dir / "trace.jsonl")
-        if e["type"] == "model_call" and "context_tokens" in e
-    ]
-    return max(sizes)
-
-
 def baseline_costs(work: Path, repeat: int) -> dict[str, list[float]]:
     """Per contract-mode fixture run: baseline seconds, its share of wall and command time, and
     the final check's seconds (0 when it reused the last step's run)."""
@@ -174,7 +149,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, nargs="*", default=[1000])
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", choices=["harness", "context", "baseline"])
+    parser.add_argument("--only", choices=["harness", "baseline"])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -199,15 +174,6 @@ def main() -> None:
                     f"{f'harness per {label}, {files} files (ms)':48} {ms:>10.1f} {150:>10}  "
                     f"{'yes' if ms < 150 else 'NO'}"
                 )
-        if args.only not in (None, "context"):
-            return
-        masked, unmasked = context_run(work, True), context_run(work, False)
-        print(
-            f"{'largest context, 30 turns, masking (tokens)':48} {masked:>10} {12000:>10}  "
-            f"{'yes' if masked < 12000 else 'NO'}"
-        )
-        print(f"{'largest context, 30 turns, no masking (tokens)':48} {unmasked:>10} {'':>10}")
-        print(f"{'ratio unmasked / masked':48} {unmasked / masked:>10.1f}x")
 
 
 SLOW_SUITE = {

@@ -84,6 +84,12 @@ def run(
     max_growth: Annotated[
         str | None, typer.Option(help="How much one command may grow the worktree (1G).")
     ] = None,
+    mask_threshold: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Context tokens of a phase past which old tool outputs are masked."
+        ),
+    ] = None,
 ) -> None:
     """Run the agent on a repository."""
     from coder.loop.runner import RunOptions, UsageError, run_task
@@ -116,6 +122,7 @@ def run(
         base_url=base_url,
         record=record,
         command_limits=command_limits,
+        mask_threshold=mask_threshold,
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,
         listeners=[ProgressPrinter(console)],
         warn=lambda line: err.print(f"[yellow]warning:[/] {markup_safe(line)}", highlight=False),

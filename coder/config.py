@@ -52,6 +52,8 @@ class RepoConfig(BaseModel):
     """Ignored paths to bring into the worktree (gitignore syntax, like .worktreeinclude)."""
     setup_cmd: str | None = None
     """Runs confined in the worktree before the baseline (a build step the tests need)."""
+    mask_threshold: int | None = Field(default=None, ge=1)
+    """Context tokens of a phase past which old tool outputs are masked, in one batch."""
 
 
 DEFAULT_PROTECTED = [".github/**", ".coder.toml"]

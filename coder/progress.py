@@ -80,6 +80,8 @@ class ProgressPrinter:
             complete = (
                 "" if e["complete"] else " [yellow](harness restored paths the plan missed)[/]"
             )
+            if e["step"] is None:
+                return f"  reset what the {e.get('phase', 'plan')} phase's commands changed"
             return f"  [yellow]rolled back[/] {e['step']} to {e['to']}{complete}"
         if kind == "step_verified":
             return f"  [green]verified[/] {e['step']} → {e['commit'][:10]}"

@@ -158,7 +158,7 @@ def _row(table: Table, e: dict[str, Any], attempt: dict[str, int]) -> None:
             else f"incomplete: harness restored {e.get('restored_by_harness')}"
         )
         table.add_row(
-            m(e["step"]),
+            m(e["step"] or f"({e.get('phase', 'plan')})"),
             str(attempt.get(e["step"], "")),
             "rollback",
             f"[yellow]to {m(e['to'])}[/]",

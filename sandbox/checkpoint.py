@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import stat
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,6 +85,19 @@ class Checkpoints:
         """Tracked and untracked changes since `sha` (ignored files are not changes)."""
         head, full = git(["rev-parse", "HEAD", f"{sha}^{{commit}}"], self.root).decode().split()
         return scan_worktree(self.root, None if full == head else full).changes
+
+    def patch_since(self, sha: str) -> str:
+        """The worktree's change since `sha` as a patch, new untracked files included (ignored
+        ones not). Staged in a copy of the index, so the real one is left as it was."""
+        index = self.root / git_line(["rev-parse", "--git-path", "index"], self.root)
+        with tempfile.TemporaryDirectory(prefix="coder-index-") as tmp:
+            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            if index.is_file():
+                shutil.copyfile(index, env["GIT_INDEX_FILE"])
+            git(["add", "-A"], self.root, env=env)
+            diff = ["diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", sha]
+            patch = git(diff, self.root, env=env)
+        return patch.decode("utf-8", errors="replace")
 
     def commit(self, message: str) -> str:
         """Stage everything and commit, even when nothing changed; returns the new sha.

@@ -16,7 +16,7 @@ from summarizers.logformats.model import ParsedLog
 from summarizers.logformats.prep import prepare, strip_terminal
 from summarizers.logformats.registry import FORMATS, detect, get_format
 from summarizers.logformats.render import render
-from summarizers.tokens import estimate_tokens
+from summarizers.tokens import clip_chars, estimate_tokens
 
 DEFAULT_BUDGET = 2000
 __all__ = [
@@ -127,3 +127,14 @@ def _parse(parse: Callable[[list[str]], ParsedLog], lines: list[str]) -> ParsedL
         return parse(lines)
     except Exception:  # noqa: BLE001 - the boundary promise is "never raises"
         return generic_log.parse(lines)
+
+
+def summary_line(text: str, *, limit: int = 160) -> str:
+    """The one line that says how a command ended: the log's counts ("2 failed, 5 passed in
+    0.31s"), else its last non-blank line. What stays of an output the context masks."""
+    lines = prepare(text).lines
+    parsed = _parse(detect(lines).parse, lines)
+    if parsed.counts:
+        return clip_chars("; ".join(c.strip() for c in parsed.counts), limit)
+    last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+    return clip_chars(last, limit)

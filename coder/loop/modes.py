@@ -17,9 +17,12 @@ from contracts.graph import ready_steps
 from contracts.validation import CompiledStep
 from sandbox.checkpoint import InvalidRollbackRef, resolve_rollback_ref
 from sandbox.policy import PathPolicy
+from summarizers.diffs import summarize_diff
 from summarizers.tokens import estimate_tokens
 
 FAILURE_BUDGET = 1500
+ATTEMPT_DIFF_BUDGET = 800
+SUMMARY_CHARS = 600
 
 
 def run_contract(rt: Runtime) -> None:
@@ -30,7 +33,7 @@ def run_contract(rt: Runtime) -> None:
         step = plan.steps[step_id]
         checkpoint = rt.checkpoints.take(step_id)
         rt.trace.emit("checkpoint", step=step_id, sha=checkpoint.sha)
-        _execute(rt, step, failures.get(step_id, ""))
+        summary = _execute(rt, step, failures.get(step_id, ""))
         checks = verify_step(step, _verify_env(rt, checkpoint.sha))
         for check in checks:
             rt.state.spent.verification_s += check.command_s
@@ -47,8 +50,9 @@ def run_contract(rt: Runtime) -> None:
             _commit(rt, step_id, checks)
             continue
         rt.state.record_checks(step_id, checks, "rolled_back")
+        attempt = _attempt_account(summary, rt.checkpoints.patch_since(checkpoint.sha))
         _rollback(rt, step, checkpoint.sha)
-        failures[step_id] = rt.session.redact(_failure_account(step_id, checks))
+        failures[step_id] = rt.session.redact(f"{_failure_account(step_id, checks)}\n\n{attempt}")
         if rt.state.revisions >= rt.limits.max_revisions:
             raise RunStop(
                 "revisions_exhausted",
@@ -101,7 +105,8 @@ def _next_step(rt: Runtime) -> str | None:
     return ready[0] if ready else None
 
 
-def _execute(rt: Runtime, step: CompiledStep, failure: str) -> None:
+def _execute(rt: Runtime, step: CompiledStep, failure: str) -> str:
+    """Run the step's execute phase; the model's finish_step summary."""
     step_id = step.contract.step_id
     outcome = rt.state.outcome(step_id)
     outcome.attempts += 1
@@ -112,10 +117,13 @@ def _execute(rt: Runtime, step: CompiledStep, failure: str) -> None:
         files=step.contract.intended_modification.files,
     )
     rt.toolbox.policy = PathPolicy(rt.root, step.contract.intended_modification.files, rt.protected)
-    briefing = prompts.step_briefing(rt.task, step, rt.state.verified, rt.budget_left(), failure)
-    rt.session.run_phase(
+    briefing = prompts.step_briefing(
+        rt.task, step, rt.state.verified, rt.budget_left(), failure, rt.test_cmd
+    )
+    end = rt.session.run_phase(
         Phase(f"execute:{step_id}", EXECUTE_TOOLS, briefing, lambda tool, args: None)
     )
+    return str(end.args.get("summary", ""))
 
 
 def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
@@ -178,6 +186,18 @@ def _rollback(rt: Runtime, step: CompiledStep, checkpoint_sha: str) -> None:
         restored_by_harness=report.restored_by_harness,
         unverified_steps=undone,
         note=note,
+    )
+
+
+def _attempt_account(summary: str, patch: str) -> str:
+    """What the failed attempt did, so a revision keeps its correct half: the model's own
+    summary and the rolled-back change, compacted."""
+    said = summary.strip() or "(no summary)"
+    said = said if len(said) <= SUMMARY_CHARS else said[: SUMMARY_CHARS - 1] + "…"
+    diff = summarize_diff(patch, budget=ATTEMPT_DIFF_BUDGET).text
+    return (
+        f"What the failed attempt did: its finish_step summary was {said!r}. Its change, "
+        f"rolled back (the files are as before the step):\n{diff}"
     )
 
 

@@ -1,4 +1,11 @@
-"""Plan and revision phases: the model proposes, validation disposes."""
+"""Plan and revision phases: the model proposes, validation disposes.
+
+The planner may run commands (to reproduce a bug before it writes invariants). The first one
+takes a checkpoint; whatever they change in the worktree is reset before the next step starts,
+by the same machinery that rolls back a step: tracked files back to the commit, new untracked
+and ignored entries removed, the ignored entries that were there before (the environment)
+left alone.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,7 @@ from coder.loop.runtime import Runtime
 from coder.loop.turns import Phase
 from coder.tools.specs import PLAN_TOOLS
 from contracts.validation import ValidPlan, validate_plan
+from sandbox.checkpoint import Checkpoint
 
 
 def plan_phase(rt: Runtime) -> ValidPlan:
@@ -57,7 +65,15 @@ def _submit(rt: Runtime, name: str, briefing: str) -> ValidPlan:
         accepted.append(check.plan)
         return None
 
-    rt.session.run_phase(Phase(name, PLAN_TOOLS, briefing, judge))
+    before: list[Checkpoint] = []
+
+    def checkpoint() -> None:
+        if not before:
+            before.append(rt.checkpoints.take(f"({name})"))
+
+    rt.session.run_phase(Phase(name, PLAN_TOOLS, briefing, judge, before_command=checkpoint))
+    if before:
+        _reset(rt, before[0], name)
     plan = accepted[-1]
     rt.state.plan = plan
     rt.state.plan_versions += 1
@@ -71,6 +87,22 @@ def _submit(rt: Runtime, name: str, briefing: str) -> ValidPlan:
     )
     rt.session.progress()
     return plan
+
+
+def _reset(rt: Runtime, before: Checkpoint, phase: str) -> None:
+    report = rt.checkpoints.rollback(before, before.sha)
+    if report.paths:
+        rt.trace.emit(
+            "rollback",
+            step=None,
+            phase=phase,
+            to="HEAD",
+            sha=before.sha,
+            paths=report.paths,
+            complete=True,
+            restored_by_harness=[],
+            note=f"reset what the {phase} phase's commands changed",
+        )
 
 
 def _unchanged(old: ValidPlan, new: ValidPlan, step_id: str) -> bool:

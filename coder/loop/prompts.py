@@ -54,8 +54,10 @@ def plan_briefing(
     return (
         f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}\n\n{base}"
         f"Repository map:\n{repo_map}\n\n"
-        "Phase: PLAN. Explore with read_file/list_files/search, then call submit_plan with small, "
-        "verifiable steps. Every step should name the tests that prove it.\n\n"
+        "Phase: PLAN. Explore with read_file/list_files/search, and `run` commands to reproduce "
+        "the problem (whatever they change is reset before the first step); then call "
+        "submit_plan with small, verifiable steps. Every step should name the tests that prove "
+        "it.\n\n"
         f"{PLAN_FORMAT}{forms}"
     )
 
@@ -69,12 +71,20 @@ def revision_briefing(
         f"Verified steps (kept unless you change their files): {', '.join(verified) or 'none'}\n"
         f"Budget left: {left}\n\n"
         "Submit the complete next version of the plan with submit_plan. Fix the cause; keep "
-        "verified steps as they are. You may read files first.\n\n"
+        "verified steps as they are, and the correct part of the failed attempt. You may read "
+        "files and run commands first (what they change is reset).\n\n"
         f"{PLAN_FORMAT}" + "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
     )
 
 
-def step_briefing(task: str, step: CompiledStep, done: list[str], left: str, failure: str) -> str:
+def step_briefing(
+    task: str,
+    step: CompiledStep,
+    done: list[str],
+    left: str,
+    failure: str,
+    test_cmd: str | None,
+) -> str:
     contract = step.contract
     checks = (
         "\n".join(f"  - {describe(inv)}" for inv in step.invariants) or "  - (none besides scope)"
@@ -85,6 +95,7 @@ def step_briefing(task: str, step: CompiledStep, done: list[str], left: str, fai
         f"{': ' + contract.title if contract.title else ''}.\n"
         f"Files you may create, edit or delete: {', '.join(contract.intended_modification.files)}\n"
         f"After finish_step the harness checks:\n  - only those files changed\n{checks}\n"
+        f"Test command: {test_cmd or '(none detected)'}\n"
         f"Steps already verified: {', '.join(done) or 'none'}\nBudget left: {left}\n{last}\n"
         "Make the change, run the relevant tests with `run` if useful, then call finish_step."
     )

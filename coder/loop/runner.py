@@ -22,6 +22,7 @@ from coder.config import (
 )
 from coder.loop.apply import apply_run, take_hint
 from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
+from coder.loop.context import BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, reusable_run, unchanged_check
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
@@ -78,7 +79,9 @@ class RunOptions:
     """The most one model call's context may hold (default: from the server's window)."""
     max_reply_tokens: int | None = None
     """The longest reply one model call may write (default: from the server's window)."""
-    keep_recent_turns: int | None = None
+    mask_threshold: int | None = None
+    context_policy: ContextPolicy | None = None
+    """What each model call sees of its phase; None: BatchMasking from the limits."""
     always_protected: list[str] = field(default_factory=list)
     """Globs protected whatever the repository's config says (the PR bot protects .github/**)."""
     command_env: dict[str, str] = field(default_factory=dict)
@@ -226,6 +229,7 @@ def _runtime(
         mode=options.mode,
         model=model_spec,
         repo=str(workspace.repo),
+        worktree=str(workspace.path),
         base_commit=workspace.base_commit,
         branch=workspace.branch,
         sandbox=sandbox.name,
@@ -241,7 +245,17 @@ def _runtime(
         mode=options.mode,
         root=workspace.path,
         run_dir=run_dir,
-        session=Session(model, toolbox, trace, state, limits, SYSTEM_RULES, options.ask),
+        session=Session(
+            model,
+            toolbox,
+            trace,
+            state,
+            limits,
+            SYSTEM_RULES,
+            options.context_policy
+            or BatchMasking.for_limit(limits.context_tokens, limits.mask_threshold),
+            options.ask,
+        ),
         toolbox=toolbox,
         sandbox=sandbox,
         checkpoints=Checkpoints(
@@ -411,7 +425,7 @@ def _limits(options: RunOptions, config: Any, model: Model) -> Limits:
         context_tokens=tokens.context,
         max_reply_tokens=tokens.reply,
         token_source=tokens.source,
-        keep_recent_turns=options.keep_recent_turns or base.keep_recent_turns,
+        mask_threshold=pick(options.mask_threshold, "mask_threshold", base.mask_threshold),
     )
 
 

@@ -39,13 +39,14 @@ class Limits:
     max_parse_errors: int = 3
     no_progress_turns: int = 8
     context_tokens: int = 24_000
-    """The most any one model call's context may hold; stale outputs are masked to fit."""
+    """The most any one model call's context may hold; a hard limit the call must fit."""
     max_reply_tokens: int = 4096
     """The longest reply a model call may write (the request's max_tokens)."""
     token_source: str = "defaults"
     """Where the two limits above came from (flags, config, the server's window, defaults)."""
-    keep_recent_turns: int = 3
-    """Turns whose tool outputs stay whole; older ones are masked to one line."""
+    mask_threshold: int | None = None
+    """Context tokens of a phase past which old outputs are masked (default: context_tokens,
+    at most 32k); see coder/loop/context.py."""
 
 
 def command_timeout(limits: Limits, state: RunState) -> float:

@@ -9,11 +9,12 @@ stopped early is never evidence that tests pass.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from coder.loop.stopflags import split_words, without_stop_flags
 from sandbox.confine import CommandResult, Sandbox
+from sandbox.pipestatus import with_pipeline_status
 from summarizers.completeness import stopped_early
 from summarizers.logs import failure_messages
 from summarizers.outcomes import parse_outcomes
@@ -61,7 +62,10 @@ class TestRun:
 
 def run_tests(sandbox: Sandbox, root: Path, command: str, timeout_s: float) -> TestRun:
     rewrite = without_stop_flags(command, root)
-    result = sandbox.run(rewrite.command, cwd=root, timeout_s=timeout_s, env=OUTCOME_ENV)
+    result = sandbox.run(
+        with_pipeline_status(rewrite.command), cwd=root, timeout_s=timeout_s, env=OUTCOME_ENV
+    )
+    result = replace(result, command=rewrite.command)
     incomplete = None
     if result.exit_code != 0 and not result.timed_out:
         incomplete = stopped_early(result.output)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from coder.loop.context import Conversation, ResultEntry, Turn, fit, mask_line
+from coder.loop.context import ContextPolicy, Conversation, ResultEntry, Turn, View, fixed_tokens
 from coder.loop.decode import cut_off, decode, printable_reply
 from coder.loop.state import Limits, RunState, RunStop, command_timeout, model_timeout
 from coder.loop.trace import TraceWriter
@@ -44,6 +44,9 @@ class Phase:
     tools: tuple[str, ...]
     briefing: str
     on_final: OnFinal
+    before_command: Callable[[], None] | None = None
+    """Called before each `run` the phase executes (the plan phases checkpoint the worktree
+    before their first, to reset what the commands change)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ class Session:
         state: RunState,
         limits: Limits,
         system: str,
+        policy: ContextPolicy,
         ask: Callable[[str], str] | None = None,
     ) -> None:
         self.model = model
@@ -69,6 +73,7 @@ class Session:
         self.state = state
         self.limits = limits
         self.system = system
+        self.policy = policy
         self.ask = ask
         self.redact = trace.redact
 
@@ -98,18 +103,16 @@ class Session:
                     raise RunStop("stopped_by_model", reason or "the model stopped the run")
                 case Ask(question=question, call_id=call_id):
                     answer = self._ask(question)
-                    self._answer(
-                        turn, call_id, "ask_user", {"question": question}, Observation("ok", answer)
-                    )
+                    self._answer(turn, call_id, "ask_user", Observation("ok", answer))
                     self._idle(True)
                 case Final(tool=tool, args=args, call_id=call_id):
                     self.trace.emit("action", tool=tool, args=_clip(args), call_id=call_id)
                     rejection = phase.on_final(tool, args)
                     if rejection is None:
-                        self._answer(turn, call_id, tool, args, Observation("ok", "accepted"))
+                        self._answer(turn, call_id, tool, Observation("ok", "accepted"))
                         self._skip_rest(turn, reply, call_id)
                         return PhaseEnd(tool, args)
-                    self._answer(turn, call_id, tool, args, Observation.error(rejection))
+                    self._answer(turn, call_id, tool, Observation.error(rejection))
                     self._idle(progress)
             self._skip_rest(turn, reply, None)
 
@@ -146,7 +149,7 @@ class Session:
             raise RunStop("token_budget", f"the token budget of {limits.max_tokens} is spent")
         state.turns += 1
         started = time.monotonic()
-        reply, size = self._send(conversation, phase)
+        reply, view = self._send(conversation, phase)
         state.replies += 1
         state.spent.model_s += reply.latency_s or (time.monotonic() - started)
         state.input_tokens += reply.usage.input_tokens
@@ -155,7 +158,9 @@ class Session:
             "model_call",
             phase=phase.name,
             turn=state.turns,
-            context_tokens=size,
+            context_tokens=view.tokens,
+            **({"masked": view.masked} if view.masked else {}),
+            **({"dropped_turns": view.dropped} if view.dropped else {}),
             tokens_in=reply.usage.input_tokens,
             tokens_out=reply.usage.output_tokens,
             cache_read=reply.usage.cache_read_tokens,
@@ -165,27 +170,23 @@ class Session:
         )
         return printable_reply(reply)
 
-    def _send(self, conversation: Conversation, phase: Phase) -> tuple[ModelReply, int]:
+    def _send(self, conversation: Conversation, phase: Phase) -> tuple[ModelReply, View]:
         """One model call within the limits; a refusal that names the server's window refits
         the limits and asks again, until they fit it."""
         specs = tool_specs(phase.tools)
+        fixed = fixed_tokens(self.system, specs)
         while True:
-            messages, size = fit(
-                conversation,
-                self.system,
-                specs,
-                self.limits.context_tokens,
-                keep_recent=self.limits.keep_recent_turns,
-            )
+            view = self.policy.view(conversation, fixed, self.limits.context_tokens)
+            size = view.tokens
             try:
                 reply = self.model.complete(
                     system=self.system,
-                    messages=messages,
+                    messages=view.messages,
                     tools=specs,
                     max_tokens=self.limits.max_reply_tokens,
                     timeout_s=model_timeout(self.limits, self.state),
                 )
-                return reply, size
+                return reply, view
             except ContextOverflow as exc:
                 refit = self._shrink_context(exc, size)
                 self.trace.emit(
@@ -251,6 +252,8 @@ class Session:
                 f"(form: {usage_line(call.tool) if call.tool in TOOL_ARGS else call.tool})"
             )
         else:
+            if call.tool == "run" and phase.before_command is not None:
+                phase.before_command()
             self.toolbox.cmd_timeout_s = command_timeout(self.limits, self.state)
             obs = self.toolbox.execute(call.tool, call.args)
             self.state.spent.tool_commands_s += obs.duration_s
@@ -258,27 +261,27 @@ class Session:
                 self.state.failed_calls[key] = self.state.failed_calls.get(key, 0) + 1
             elif call.tool in FILE_CHANGING:
                 self.state.failed_calls.clear()
-        self._answer(turn, call.id, call.tool, call.args, obs)
+        self._answer(turn, call.id, call.tool, obs)
         fingerprint = obs.fingerprint or (f"{key}\0{obs.text}" if obs.status == "ok" else None)
         if fingerprint is None or fingerprint in self.state.seen:
             return False
         self.state.seen.add(fingerprint)
         return True
 
-    def _answer(self, turn: Turn, call_id: str, tool: str, args: dict, obs: Observation) -> None:
-        obs = replace(obs, text=self.redact(obs.text))
+    def _answer(self, turn: Turn, call_id: str, tool: str, obs: Observation) -> None:
+        obs = replace(obs, text=self.redact(obs.text), gist=self.redact(obs.gist))
         self.trace.emit(
             "observation",
             tool=tool,
             call_id=call_id,
             status=obs.status,
-            text=obs.text[:4000],
+            text=obs.text,
             raw_chars=obs.raw_chars,
             summarized_chars=len(obs.text),
             duration_s=round(obs.duration_s, 3),
         )
         part = ToolResultPart(call_id, obs.text or f"({obs.status}, no output)", obs.status != "ok")
-        turn.results.append(ResultEntry(part, mask_line(tool, args, obs.status, obs.text)))
+        turn.results.append(ResultEntry(part, obs.gist))
 
     def _skip_rest(self, turn: Turn, reply: ModelReply, ended_at: str | None) -> None:
         """Every tool call gets a result, also those a phase end or stop made moot."""
@@ -286,7 +289,7 @@ class Session:
         for call in reply.tool_calls:
             if call.id not in answered:
                 note = "skipped: the phase ended before this call" if ended_at else "skipped"
-                turn.results.append(ResultEntry(ToolResultPart(call.id, note, True), note))
+                turn.results.append(ResultEntry(ToolResultPart(call.id, note, True)))
 
     def _ask(self, question: str) -> str:
         if self.ask is None:

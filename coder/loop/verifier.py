@@ -26,6 +26,7 @@ from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
 from sandbox.gitcli import GitError, git
 from sandbox.globs import glob_match
+from sandbox.pipestatus import with_pipeline_status
 from sandbox.policy import PathPolicy, out_of_scope
 from summarizers.ast_scope import (
     Symbol,
@@ -113,7 +114,9 @@ def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
 
 
 def _run_check(kind: str, command: str, env: VerifyEnv) -> Check:
-    result = env.sandbox.run(command, cwd=env.root, timeout_s=env.cmd_timeout_s)
+    result = env.sandbox.run(
+        with_pipeline_status(command), cwd=env.root, timeout_s=env.cmd_timeout_s
+    )
     if result.timed_out:
         status, head = (
             "failed",

@@ -61,7 +61,11 @@ class DeleteFile(_Args):
 
 
 class Run(_Args):
-    """Run a shell command in the repository, confined: no network, no secrets, timed out."""
+    """Run a bash command in the repository, confined: no network, no secrets, timed out.
+    The exit code counts a failure anywhere in the command's last pipeline, as with `set -o
+    pipefail` (`pytest | tail` fails when pytest fails), except a command stopped by SIGPIPE
+    because a later one such as `head` stopped reading. Output is compacted for you: there is
+    no need to pipe it into head or tail."""
 
     command: str = Field(min_length=1)
 
@@ -114,7 +118,7 @@ TOOL_ARGS: dict[str, type[_Args]] = {
 }
 
 READ_TOOLS = ("read_file", "list_files", "search")
-PLAN_TOOLS = (*READ_TOOLS, "submit_plan", "ask_user", "stop")
+PLAN_TOOLS = (*READ_TOOLS, "run", "submit_plan", "ask_user", "stop")
 EXECUTE_TOOLS = (
     *READ_TOOLS,
     "edit_file",
@@ -139,6 +143,7 @@ def _spec(name: str) -> ToolSpec:
     model = TOOL_ARGS[name]
     schema = model.model_json_schema()
     schema.pop("title", None)
+    schema.pop("description", None)  # the docstring, already the tool's description
     for prop in schema.get("properties", {}).values():
         prop.pop("title", None)
     if name == "submit_plan":
@@ -146,7 +151,8 @@ def _spec(name: str) -> ToolSpec:
             "Step contracts: {stepId, title?, dependencies[], intendedModification: {files[], "
             "invariants[]}, rollbackPlan: {gitCheckout: 'HEAD~1', discardPaths?}}"
         )
-    return ToolSpec(name=name, description=(model.__doc__ or "").strip(), input_schema=schema)
+    description = " ".join((model.__doc__ or "").split())
+    return ToolSpec(name=name, description=description, input_schema=schema)
 
 
 def usage_line(name: str) -> str:

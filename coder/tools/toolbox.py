@@ -21,10 +21,11 @@ from coder.tools.regions import changed_span, numbered, region
 from coder.tools.specs import TOOL_ARGS, usage_line
 from coder.tools.textfile import NEW_FILE, NotText, decode_file, printable, with_newlines
 from sandbox.changes import worktree_files
-from sandbox.confine import Sandbox
+from sandbox.confine import CommandResult, Sandbox
 from sandbox.globs import GlobError, expand_braces, glob_match
+from sandbox.pipestatus import with_pipeline_status
 from sandbox.policy import PathPolicy
-from summarizers.logs import compact_log, strip_terminal
+from summarizers.logs import compact_log, strip_terminal, summary_line
 from summarizers.tokens import estimate_tokens
 
 ObservationStatus = Literal["ok", "error", "denied"]
@@ -48,6 +49,9 @@ class Observation:
     """Identifies the new information (a file's new content, a command's output); the loop
     counts a turn as progress only when it sees a fingerprint it has not seen before."""
     duration_s: float = 0.0
+    gist: str = ""
+    """What the output established, in one line: what the model sees in its place once the
+    context masks it. Empty for outputs that are never masked (edits, errors, short answers)."""
 
     @staticmethod
     def ok(text: str, fingerprint: str | None = None) -> Observation:
@@ -116,7 +120,8 @@ class ToolBox:
             text = f"{file.note()}\n{text}"
         if end < len(lines):
             text += f"\n… {len(lines) - end} more lines; read_file with start_line={end + 1}"
-        return Observation("ok", text, len(view))
+        gist = masked(f"{a.path} lines {start + 1}-{end} of {len(lines)}; read it again if needed")
+        return Observation("ok", text, len(view), gist=gist)
 
     def _list_files(self, a: Any) -> Observation:
         if a.glob and (problem := _glob_problem(a.glob)):
@@ -127,7 +132,8 @@ class ToolBox:
         text = "\n".join(files[:LIST_LIMIT]) or f"no files match {a.glob!r}"
         if len(files) > LIST_LIMIT:
             text += f"\n… {len(files) - LIST_LIMIT} more; narrow the glob"
-        return Observation("ok", text, len(text))
+        gist = masked(f"list_files {a.glob or '(all)'}: {_count(len(files), 'file', 'files')}")
+        return Observation("ok", text, len(text), gist=gist)
 
     def _search(self, a: Any) -> Observation:
         """A model-written pattern over files the policy lets it read, under a deadline."""
@@ -141,6 +147,7 @@ class ToolBox:
             return Observation.error(problem)
         hits: list[str] = []
         total = skipped = raw = 0
+        files: set[str] = set()
         deadline = time.monotonic() + SEARCH_SECONDS
         for rel in worktree_files(self.root):
             if a.glob and not glob_match(rel, a.glob):
@@ -159,6 +166,7 @@ class ToolBox:
                 if not found:
                     continue
                 total += 1
+                files.add(rel)
                 raw += len(rel) + len(str(n)) + len(line) + 3  # as `rel:n: line`, uncut
                 if len(hits) < SEARCH_LIMIT:
                     hits.append(f"{rel}:{n}: {_hit_text(line)}")
@@ -169,7 +177,10 @@ class ToolBox:
             return Observation.ok(f"no matches for {a.pattern!r}{unread}")
         more = f"\n… {total - len(hits)} more matches" if total > len(hits) else ""
         raw += total - 1  # the newlines between hits
-        return Observation("ok", "\n".join(hits) + more + unread, raw + len(unread))
+        where = f" in {a.glob}" if a.glob else ""
+        counted = f"{_count(total, 'match', 'matches')} in {_count(len(files), 'file', 'files')}"
+        gist = masked(f"search {a.pattern!r}{where}: {counted}")
+        return Observation("ok", "\n".join(hits) + more + unread, raw + len(unread), gist=gist)
 
     def _readable_text(self, rel: str) -> str | None:
         """A file's text (line ends as LF) if the policy lets the model read it (no symlink out
@@ -248,13 +259,18 @@ class ToolBox:
         return Observation.ok(f"deleted {a.path}", _digest(a.path, "\0deleted"))
 
     def _run(self, a: Any) -> Observation:
-        result = self.sandbox.run(a.command, cwd=self.root, timeout_s=self.cmd_timeout_s)
+        result = self.sandbox.run(
+            with_pipeline_status(a.command), cwd=self.root, timeout_s=self.cmd_timeout_s
+        )
+        result = replace(result, command=a.command)
         text, raw = render_command(result, budget=RUN_BUDGET_TOKENS)
         status: ObservationStatus = (
             "ok" if result.exit_code == 0 and not result.timed_out else "error"
         )
         fingerprint = _digest(a.command, f"{result.exit_code}\0{result.output}")
-        return Observation(status, text, raw, fingerprint, duration_s=result.duration_s)
+        return Observation(
+            status, text, raw, fingerprint, result.duration_s, masked(command_gist(result))
+        )
 
     def _similar(self, wanted: str) -> str:
         name = Path(wanted).name
@@ -299,6 +315,26 @@ def _glob_problem(glob: str) -> str | None:
     except GlobError as exc:
         return str(exc)
     return None
+
+
+def command_gist(result: CommandResult) -> str:
+    """A command's outcome in one line: the command, how it ended, its summary line."""
+    command = " ".join(result.command.split())
+    command = command if len(command) <= 100 else command[:99] + "…"
+    if result.timed_out:
+        ended = f"timed out after {result.duration_s:.0f}s"
+    else:
+        ended = f"exit code {result.exit_code}"
+    summary = summary_line(result.output)
+    return f"$ {command} → {ended}" + (f": {summary}" if summary else "")
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def masked(gist: str) -> str:
+    return f"[output masked to save context: {gist}]"
 
 
 def _digest(*parts: str) -> str:

@@ -317,3 +317,24 @@ def test_names_with_newlines_and_odd_bytes_roll_back_and_commit(tmp_path: Path) 
         ["git", "show", f"{sha}:a\nb.txt"], cwd=repo, capture_output=True, check=True
     )
     assert shown.stdout == b"kept\n"
+
+
+def test_patch_since_shows_the_change_with_new_files_and_leaves_the_index_alone(
+    workspace: Workspace,
+) -> None:
+    cps = Checkpoints(workspace.path)
+    checkpoint = cps.take("step-1")
+    _every_kind_of_change(workspace.path)
+    staged_before = run_git(workspace.path, "ls-files", "--stage")
+    status_before = _status(workspace)
+
+    patch = cps.patch_since(checkpoint.sha)
+
+    assert "+    return a + b" in patch and "-    return a - b" in patch
+    assert "+++ b/src/new_module.py" in patch and "+NEW = True" in patch
+    assert "--- a/README.md" in patch and "rename from src/util.py" in patch
+    assert "artifact.bin" not in patch and "debug.log" not in patch  # ignored: not the change
+    assert run_git(workspace.path, "ls-files", "--stage") == staged_before
+    assert _status(workspace) == status_before
+    report = cps.rollback(checkpoint, checkpoint.sha, None)
+    assert report.complete and cps.patch_since(checkpoint.sha) == ""

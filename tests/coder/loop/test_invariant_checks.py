@@ -46,6 +46,13 @@ DROP_DEFAULT = {"path": "calc.py", "old_text": "factor=2", "new_text": "factor"}
         ({"kind": "public_api_compatible", "file": "calc.py"}, DROP_DEFAULT, "failed"),
         ({"kind": "command_succeeds", "command": "grep -q 'a + b' calc.py"}, FIX_ADD, "passed"),
         ({"kind": "command_succeeds", "command": "grep -q 'a * b' calc.py"}, FIX_ADD, "failed"),
+        # a failure inside a pipeline is a failure; a reader that stops early is not
+        (
+            {"kind": "command_succeeds", "command": "grep 'a * b' calc.py | tail -1"},
+            FIX_ADD,
+            "failed",
+        ),
+        ({"kind": "command_succeeds", "command": "seq 100000 | head -1"}, FIX_ADD, "passed"),
     ],
 )
 def test_checker(calc_repo, script, invariant, edit, status):

@@ -6,6 +6,7 @@ def test_phase_vocabularies_match_the_design():
         "read_file",
         "list_files",
         "search",
+        "run",  # issue 12: a planner that cannot reproduce a bug writes invariants blind
         "submit_plan",
         "ask_user",
         "stop",

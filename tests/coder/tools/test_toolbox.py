@@ -204,3 +204,35 @@ def test_write_file_answers_with_the_file_it_wrote_cut_when_long(nested):
     assert big.startswith("overwrote src/new.py (100 lines")
     assert "   20| V20 = 20\n  … 60 lines (read_file to see them)\n   81| V81 = 81" in big
     assert big.endswith("  100| V100 = 100")
+
+
+def test_run_counts_a_failure_hidden_by_a_pipe_and_echoes_the_command_as_written(box):
+    hidden = box.execute("run", {"command": "echo boom; false | tail -1"})
+    assert hidden.status == "error" and "exit code 1" in hidden.text
+    assert hidden.text.startswith("$ echo boom; false | tail -1\n") and "trap" not in hidden.text
+    cut = box.execute("run", {"command": "seq 100000 | head -2 && echo next"})
+    assert cut.status == "ok" and cut.text.endswith("1\n2\nnext")
+
+
+def test_every_output_says_what_it_established_in_one_line(box):
+    (box.root / "src" / "big.py").write_text("".join(f"x{i} = {i}\n" for i in range(500)))
+    read = box.execute("read_file", {"path": "src/big.py", "start_line": 11, "end_line": 40})
+    assert read.gist == (
+        "[output masked to save context: src/big.py lines 11-40 of 500; read it again if needed]"
+    )
+    assert "lines 1-400 of 500" in box.execute("read_file", {"path": "src/big.py"}).gist
+    found = box.execute("search", {"pattern": r"x\d+ = 4", "glob": "src/*"})
+    assert found.gist.endswith("search 'x\\\\d+ = 4' in src/*: 111 matches in 1 file]")
+    listed = box.execute("list_files", {"glob": "src/**"})
+    assert listed.gist.endswith("list_files src/**: 2 files]")
+    log = "printf 'tests/t.py::a PASSED\\n=== 1 failed, 1 passed in 0.02s ===\\n'; exit 1"
+    ran = box.execute("run", {"command": log})
+    assert ran.gist == (
+        "[output masked to save context: $ printf 'tests/t.py::a PASSED\\n=== 1 failed, 1 passed "
+        "in 0.02s ===\\n'; exit 1 → exit code 1: 1 failed, 1 passed in 0.02s]"
+    )
+    edit = box.execute(
+        "edit_file", {"path": "src/app.py", "old_text": "return 1", "new_text": "return 2"}
+    )
+    assert edit.status == "ok" and edit.gist == "", "an edit's answer is never masked"
+    assert box.execute("read_file", {"path": "nope.py"}).gist == ""
