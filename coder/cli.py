@@ -35,7 +35,7 @@ def run(
     model: Annotated[
         str | None, typer.Option(help="anthropic:ID, openai:ID or script:PATH.")
     ] = None,
-    mode: Annotated[str, typer.Option(help="contract | react | plan")] = "contract",
+    mode: Annotated[str, typer.Option(help="contract | react | plan | reflect")] = "contract",
     test_cmd: Annotated[str | None, typer.Option(help="The repository's test command.")] = None,
     max_revisions: Annotated[int | None, typer.Option(min=0)] = None,
     max_turns: Annotated[int | None, typer.Option(min=1)] = None,

@@ -74,7 +74,12 @@ class ProgressPrinter:
             complete = (
                 "" if e["complete"] else " [yellow](harness restored paths the plan missed)[/]"
             )
-            return f"  [yellow]rolled back[/] {e['step']} to {e['to']}{complete}"
+            what = e["step"] or e.get("phase") or "the change"
+            return f"  [yellow]rolled back[/] {what} to {e['to']}{complete}"
+        if kind == "critique":
+            said = f": {e['problem']}" if e.get("problem") else ""
+            mark = "[green]ok[/]" if e["verdict"] == "ok" else "[yellow]problem[/]"
+            return f"critique {e['round']}: {mark}{said}"
         if kind == "step_verified":
             return f"  [green]verified[/] {e['step']} → {e['commit'][:10]}"
         if kind == "plan_revised":

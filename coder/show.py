@@ -96,11 +96,27 @@ def _steps(console: Console, events: list[dict[str, Any]]) -> None:
                 else f"incomplete: harness restored {e.get('restored_by_harness')}"
             )
             table.add_row(
-                e["step"],
+                e["step"] or e.get("phase") or "",
                 str(attempt.get(e["step"], "")),
                 "rollback",
                 f"[yellow]to {e['to']}[/]",
                 f"{note}; paths: {', '.join(e.get('paths', []))}",
+            )
+        elif e["type"] == "critique":
+            ok = e["verdict"] == "ok"
+            tests = e.get("tests") or {}
+            ran = (
+                f"tests: exit {tests.get('exit_code')}"
+                + (" (timed out)" if tests.get("timed_out") else "")
+                if tests
+                else "no tests"
+            )
+            table.add_row(
+                f"critique:{e['round']}",
+                "",
+                "critique",
+                "[green]ok[/]" if ok else "[yellow]problem[/]",
+                _clip(f"{ran}; {e.get('problem') or 'no problem found'}"),
             )
         elif e["type"] == "plan_rejected":
             table.add_row(

@@ -25,6 +25,7 @@ EventType = Literal[
     "rollback",
     "step_verified",
     "plan_revised",
+    "critique",
     "run_finished",
 ]
 

@@ -1,4 +1,4 @@
-"""The three modes. Each returns normally when its work is done (the runner then runs the
+"""The four modes. Each returns normally when its work is done (the runner then runs the
 final check) or raises RunStop. Same tools, same budgets: only verification differs."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from collections.abc import Callable
 from coder.loop import prompts
 from coder.loop.final_check import FullRun, tree_of
 from coder.loop.planning import plan_phase, revise_phase
+from coder.loop.reflect import run_reflect
 from coder.loop.runtime import Runtime
 from coder.loop.state import RunStop, command_timeout
 from coder.loop.turns import Phase
@@ -68,18 +69,21 @@ def run_plan_baseline(rt: Runtime) -> None:
         _commit(rt, step_id, [], status="done_unverified")
 
 
-def run_react(rt: Runtime) -> None:
-    """One tool loop until final_answer; the whole change is one commit."""
+def run_react(rt: Runtime, critique: str = "", phase: str = "react") -> str:
+    """One tool loop until final_answer; the whole change is one commit. Returns the model's
+    summary. `critique`: reflect mode's verdict on a discarded attempt, for its fresh one."""
     rt.toolbox.policy = PathPolicy(rt.root, None, rt.protected)
-    briefing = prompts.react_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.budget_left())
-    rt.session.run_phase(Phase("react", REACT_TOOLS, briefing, lambda tool, args: None))
-    rt.checkpoints.commit("coder: react run")
+    briefing = prompts.react_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.budget_left(), critique)
+    end = rt.session.run_phase(Phase(phase, REACT_TOOLS, briefing, lambda tool, args: None))
+    rt.checkpoints.commit(f"coder: {phase} run")
+    return str(end.args.get("summary", ""))
 
 
-MODES: dict[str, Callable[[Runtime], None]] = {
+MODES: dict[str, Callable[[Runtime], object]] = {
     "contract": run_contract,
     "react": run_react,
     "plan": run_plan_baseline,
+    "reflect": lambda rt: run_reflect(rt, attempt=run_react),
 }
 
 
