@@ -171,7 +171,9 @@ def bench(
     model: Annotated[
         str | None, typer.Option(help="Model for every run (default: each fixture's scripts).")
     ] = None,
-    modes: Annotated[str, typer.Option(help="Comma-separated modes.")] = "contract,react,plan",
+    modes: Annotated[
+        str, typer.Option(help="Comma-separated modes.")
+    ] = "contract,react,plan,reflect",
     only: Annotated[
         str | None, typer.Option(help="Run only fixtures whose name contains this.")
     ] = None,

@@ -8,7 +8,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-MODES = ("contract", "react", "plan")
+MODES = ("contract", "react", "plan", "reflect")
+LATER_MODES = frozenset({"reflect"})
+"""Modes added after the fixture layout was fixed: a fixture directory from before may lack
+their scripts and still runs the modes it has (the bench reports the pairs it skipped)."""
 
 
 class TaskFile(BaseModel):
@@ -31,6 +34,8 @@ class Fixture:
     name: str
     path: Path
     spec: TaskFile
+    missing: tuple[str, ...] = ()
+    """Requested later modes (LATER_MODES) this fixture has no script for: not run."""
 
     @property
     def repo(self) -> Path:
@@ -84,17 +89,34 @@ def _check(path: Path, modes: tuple[str, ...], problems: list[str]) -> Fixture |
     for sub in ("repo", "acceptance"):
         if not (path / sub).is_dir():
             problems.append(f"{path.name}: missing {sub}/")
+    missing = []
     for mode in modes:
         script = path / "scripts" / f"{mode}.json"
         if not script.is_file():
-            problems.append(f"{path.name}: missing scripts/{mode}.json")
+            if mode in LATER_MODES:
+                missing.append(mode)
+            else:
+                problems.append(f"{path.name}: missing scripts/{mode}.json")
             continue
         problem = _script_problem(script)
         if problem:
             problems.append(f"{path.name}/scripts/{mode}.json: {problem}")
     if len(problems) > before or spec is None:
         return None
-    return Fixture(path.name, path, spec)
+    return Fixture(path.name, path, spec, tuple(missing))
+
+
+def skipped(fixtures: list[Fixture]) -> list[dict[str, str]]:
+    """The fixture × mode pairs the bench does not run, and why."""
+    return [
+        {
+            "fixture": f.name,
+            "mode": mode,
+            "reason": f"no scripts/{mode}.json (a fixture from before {mode} mode)",
+        }
+        for f in fixtures
+        for mode in f.missing
+    ]
 
 
 def _script_problem(path: Path) -> str | None:

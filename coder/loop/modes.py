@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from coder.loop import prompts
+from coder.loop.baseline import Baseline
 from coder.loop.final_check import FullRun, tree_of
 from coder.loop.planning import plan_phase, revise_phase
 from coder.loop.reflect import run_reflect
@@ -43,6 +44,7 @@ def run_contract(rt: Runtime) -> None:
                 detail=check.detail,
                 evidence=check.evidence,
                 duration_s=round(check.command_s, 3),
+                **_run_facts(check, rt.baseline),
             )
         if all(c.status != "failed" for c in checks):
             _commit(rt, step_id, checks)
@@ -171,6 +173,19 @@ def _rollback(rt: Runtime, step: CompiledStep, checkpoint_sha: str) -> None:
         unverified_steps=undone,
         note=note,
     )
+
+
+def _run_facts(check: Check, baseline: Baseline | None) -> dict[str, object]:
+    """What a check's test run showed, for readers of the trace (the bench's failure classes):
+    whether it was killed at its time limit, and which tests that passed at the base failed."""
+    if check.run is None:
+        head = (check.evidence.splitlines() or [""])[0]
+        return {"timed_out": head.startswith("`") and "` timed out after " in head}
+    passed = {t for t, o in baseline.outcomes.items() if o == "passed"} if baseline else set()
+    return {
+        "timed_out": check.run.result.timed_out,
+        "regressed": [t for t in check.run.failing if t in passed],
+    }
 
 
 def _failure_account(step_id: str, checks: list[Check]) -> str:
