@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from coder.bench.fixtures import MODES, FixtureError, load_fixtures, skipped
 from coder.bench.paired import paired, paired_lines
 from coder.bench.report import classes_table, runs_table, summarize, summary_table
+from coder.display import markup_safe
 
 
 def bench_command(
@@ -30,7 +31,9 @@ def bench_command(
     unknown = [m for m in modes if m not in MODES]
     if unknown or not modes:
         console.print(
-            f"[red]error:[/] unknown mode(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MODES)}"
+            f"[red]error:[/] unknown mode(s) {markup_safe(', '.join(unknown) or '(none)')}; "
+            f"choose from {', '.join(MODES)}",
+            highlight=False,
         )
         return 2
     try:
@@ -38,7 +41,7 @@ def bench_command(
     except FixtureError as exc:
         console.print("[red]error:[/] broken fixtures:", highlight=False)
         for line in str(exc).splitlines():
-            console.print(f"  {line}", highlight=False)
+            console.print(f"  {markup_safe(line)}", highlight=False)
         return 2
     started = time.monotonic()
     skips = skipped(fixtures)
@@ -60,7 +63,8 @@ def bench_command(
                 if row["shipped_broken"]
                 else ("resolved" if row["resolved"] else row["stop_reason"])
             )
-            progress.update(bar, advance=1, description=f"{row['fixture']}/{row['mode']}: {mark}")
+            where = markup_safe(f"{row['fixture']}/{row['mode']}: {mark}")
+            progress.update(bar, advance=1, description=where)
 
         rows = run_all(fixtures, modes, model, workers, done)
     summary = summarize(rows, modes)
@@ -68,16 +72,17 @@ def bench_command(
     console.print(runs_table(rows))
     console.print(summary_table(summary))
     for line in paired_lines(comparison):
-        console.print(line, highlight=False)
+        console.print(markup_safe(line), highlight=False)
     console.print(classes_table(rows, modes))
     for skip in skips:
         console.print(
-            f"skipped {skip['fixture']}/{skip['mode']}: {skip['reason']}", highlight=False
+            markup_safe(f"skipped {skip['fixture']}/{skip['mode']}: {skip['reason']}"),
+            highlight=False,
         )
     console.print(f"{total} runs in {time.monotonic() - started:.1f}s with {workers} worker(s)")
     if json_file:
         report = {"runs": rows, "summary": summary, "paired": comparison, "skipped": skips}
         json_file.parent.mkdir(parents=True, exist_ok=True)
         json_file.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {json_file}")
+        console.print(f"wrote {markup_safe(json_file)}", highlight=False)
     return 0

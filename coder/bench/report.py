@@ -9,6 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from coder.bench.classes import FAILURE_CLASSES
+from coder.display import markup_safe
 
 
 def summarize(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, Any]:
@@ -79,12 +80,12 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
         )
     for r in rows:
         table.add_row(
-            r["fixture"],
-            r["mode"],
+            markup_safe(r["fixture"]),
+            markup_safe(r["mode"]),
             _yes(r["resolved"]),
             _yes(r["claimed_success"]),
             "[red]YES[/]" if r["shipped_broken"] else "no",
-            r["stop_reason"],
+            markup_safe(r["stop_reason"]),
             str(r["steps"]),
             str(r["rollbacks"]),
             str(r["revisions"]),
@@ -112,7 +113,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
         table.add_column(column, justify="left" if column == "mode" else "right")
     for mode, s in summary.items():
         table.add_row(
-            mode,
+            markup_safe(mode),
             str(s["runs"]),
             str(s["resolved"]),
             f"{s['resolve_rate']:.0%}",
@@ -142,7 +143,7 @@ def _class_cell(row: dict[str, Any]) -> str:
     cells = [row["failure_class"]] if row["failure_class"] else []
     if row["caught_by"]:
         cells.append(f"caught by {row['caught_by']}")
-    return "; ".join(cells)
+    return markup_safe("; ".join(cells))
 
 
 def classes_table(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> Table:
@@ -151,7 +152,7 @@ def classes_table(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> Table:
     table = Table(title="coder bench: why runs failed", title_justify="left")
     table.add_column("failure class")
     for mode in modes:
-        table.add_column(mode, justify="right")
+        table.add_column(markup_safe(mode), justify="right")
     counts = Counter((r["failure_class"], r["mode"]) for r in rows if r["failure_class"])
     for name in FAILURE_CLASSES:
         if any(counts[(name, m)] for m in modes):
@@ -162,7 +163,7 @@ def classes_table(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> Table:
     if "contract" in modes:
         for kind, n in sorted(caught.items()):
             cells = [str(n) if m == "contract" else "" for m in modes]
-            table.add_row(f"contract caught: {kind}", *cells)
+            table.add_row(markup_safe(f"contract caught: {kind}"), *cells)
     return table
 
 
