@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from coder.loop import prompts
-from coder.loop.baseline import Baseline, briefing_note
+from coder.loop.baseline import ENVIRONMENT_FIX, Baseline
 from coder.loop.final_check import FullRun, judge_final, tree_of
 from coder.loop.runtime import Runtime
 from coder.loop.state import command_timeout
@@ -67,7 +67,7 @@ def critique_phase(rt: Runtime, round_: int, summary: str) -> Critique:
         rt.session.redact(summary),
         summarize_diff(patch, budget=DIFF_BUDGET).text,
         rt.session.redact(run_account(run, rt.baseline)),
-        briefing_note(rt.baseline) if rt.baseline else "",
+        base_note(rt.baseline),
         rt.budget_left(),
     )
     rt.toolbox.policy = PathPolicy(rt.root, [], rt.protected)
@@ -140,6 +140,27 @@ def judged_new_failures(run: TestRun, baseline: Baseline | None) -> list[str]:
     if baseline is None or baseline.command is None:
         return []
     return judge_final(run, baseline).new_failures
+
+
+def base_note(base: Baseline | None) -> str:
+    """What the test command said before any change, so the critic can tell what the attempt
+    broke from what was already red."""
+    if base is None or base.command is None or base.run is None:
+        return ""
+    if base.timed_out:
+        line = f"Before the change, `{base.command}` timed out."
+    elif base.exit_code == 0:
+        line = f"Before the change, `{base.command}` passed."
+    elif base.failing:
+        line = f"Before the change, these tests already failed: {_ids(base.failing)}."
+    else:
+        line = f"Before the change, `{base.command}` exited {base.exit_code}."
+    if base.missing_environment:
+        missing = "; ".join(base.missing_environment)
+        line += (
+            f"\nLikely a missing environment, not a code problem: {missing} ({ENVIRONMENT_FIX})."
+        )
+    return line
 
 
 def _tests_event(run: TestRun | None) -> dict[str, Any] | None:

@@ -62,7 +62,9 @@ def test_ok_verdict_ships_the_attempt_and_the_critic_saw_diff_and_tests(
     assert "add adds now" in critic and "+    return a + b" in critic
     assert "The harness ran the test command `python -m pytest -q` on the attempt" in critic
     assert "it passed (exit 0)" in critic
-    assert "tests/test_calc.py::test_add" in critic  # the baseline: what failed before
+    assert "Before the change, these tests already failed: tests/test_calc.py::test_add." in (
+        critic
+    )
     (critique,) = of_type(events, "critique")
     assert (critique["verdict"], critique["tests"]["exit_code"]) == ("ok", 0)
     assert [e["phase"] for e in of_type(events, "model_call")] == ["react", "react", "critique:1"]
