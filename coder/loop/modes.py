@@ -77,7 +77,8 @@ def run_react(rt: Runtime, critique: str = "", phase: str = "react") -> str:
     rt.toolbox.policy = PathPolicy(rt.root, None, rt.protected)
     briefing = prompts.react_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.budget_left(), critique)
     end = rt.session.run_phase(Phase(phase, REACT_TOOLS, briefing, lambda tool, args: None))
-    rt.checkpoints.commit(f"coder: {phase} run")
+    if rt.checkpoints.changes_since("HEAD"):
+        rt.checkpoints.commit(f"coder: {phase} run")
     return str(end.args.get("summary", ""))
 
 
