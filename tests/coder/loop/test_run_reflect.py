@@ -3,18 +3,22 @@ real Anthropic SDK against the local wire server where what the model was sent m
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 from calcrepo import CALC, FIX_ADD
 from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthropic
 from gitrepo import git, snapshot
+from rich.console import Console
 
 from coder.loop.baseline import run_baseline
 from coder.loop.reflect import run_account
 from coder.loop.runner import RunOptions, run_task
 from coder.loop.testruns import run_tests
 from coder.loop.trace import read_trace
+from coder.progress import ProgressPrinter
+from coder.show import render_run
 from sandbox.confine import make_sandbox
 
 BREAK_SCALE = {"path": "calc.py", "old_text": "value * factor", "new_text": "value ** factor"}
@@ -25,7 +29,7 @@ def reflect(repo: Path, model: str, **kw) -> tuple:
     outcome = run_task(
         RunOptions(repo=repo, task="make add() add", model=model, mode="reflect", **kw)
     )
-    return outcome.result, read_trace(outcome.run_dir / "trace.jsonl")
+    return outcome.result, read_trace(outcome.run_dir / "trace.jsonl"), outcome.run_dir
 
 
 def tool(name: str, **args) -> dict:
@@ -52,7 +56,7 @@ def test_ok_verdict_ships_the_attempt_and_the_critic_saw_diff_and_tests(
     ]
     with fake_anthropic(replies) as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        result, events = reflect(calc_repo, "anthropic:claude-test")
+        result, events, run_dir = reflect(calc_repo, "anthropic:claude-test")
         critic = json.dumps(server.requests[2].body)
         tools = [t["name"] for t in server.requests[2].body["tools"]]
     assert (result.mode, result.status, result.stop_reason) == ("reflect", "verified", "completed")
@@ -86,7 +90,7 @@ def test_problem_verdict_rolls_back_and_a_fresh_attempt_fixes_it(calc_repo, monk
     ]
     with fake_anthropic(replies) as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        result, events = reflect(calc_repo, "anthropic:claude-test")
+        result, events, run_dir = reflect(calc_repo, "anthropic:claude-test")
         critic = json.dumps(server.requests[3].body)
         retry = json.dumps(server.requests[5].body["messages"])
     assert (result.status, result.rollbacks, result.revisions) == ("verified", 1, 1)
@@ -109,7 +113,8 @@ def test_problem_verdict_rolls_back_and_a_fresh_attempt_fixes_it(calc_repo, monk
 
 def test_a_worse_retry_replaces_a_right_first_attempt(calc_repo, script) -> None:
     """A critic that flags a right answer: the retry is what ships, even though it is worse."""
-    result, events = reflect(
+    printed = io.StringIO()
+    result, events, run_dir = reflect(
         calc_repo,
         script(
             tool("edit_file", **FIX_ADD),
@@ -119,8 +124,16 @@ def test_a_worse_retry_replaces_a_right_first_attempt(calc_repo, script) -> None
             tool("edit_file", **BREAK_SCALE),
             tool("final_answer", summary="fixed add and scale"),
         ),
+        listeners=[ProgressPrinter(Console(file=printed, width=200))],
     )
     assert (result.status, result.stop_reason) == ("failed", "final_check_failed")
+    live = printed.getvalue()
+    assert "critique 1: problem: add() should not use +" in live
+    assert "rolled back critique:1 to base" in live
+    shown = Console(record=True, width=200)
+    render_run(run_dir, shown)
+    table = shown.export_text()
+    assert "critique:1" in table and "problem" in table and "tests: exit 0" in table
     assert result.final_check and result.final_check.new_failures == [
         "tests/test_calc.py::test_scale"
     ]
@@ -140,7 +153,7 @@ def test_one_critique_round_by_default_and_max_revisions_bounds_the_rounds(
         tool("edit_file", **BREAK_SCALE),
         tool("final_answer", summary="scale again"),
     ]
-    result, events = reflect(calc_repo, script(*turns))
+    result, events, run_dir = reflect(calc_repo, script(*turns))
     assert len(of_type(events, "critique")) == 1 and result.revisions == 1
     assert result.stop_reason == "final_check_failed"  # not model_error: no second critique
 
@@ -150,14 +163,14 @@ def test_one_critique_round_by_default_and_max_revisions_bounds_the_rounds(
         tool("final_answer", summary="add"),
         tool("critique_done", verdict="ok"),
     ]
-    result, events = reflect(calc_repo, script(*turns, *more), max_revisions=3)
+    result, events, run_dir = reflect(calc_repo, script(*turns, *more), max_revisions=3)
     assert [e["verdict"] for e in of_type(events, "critique")] == ["problem", "problem", "ok"]
     assert (result.status, result.rollbacks, result.revisions) == ("verified", 2, 2)
 
 
 def test_the_critique_cannot_change_what_ships(calc_repo, script) -> None:
     """Read-only tools and `run`: an edit is refused, and what a command changed is reset."""
-    result, events = reflect(
+    result, events, run_dir = reflect(
         calc_repo,
         script(
             tool("edit_file", **FIX_ADD),
