@@ -41,7 +41,7 @@ def run(
     model: Annotated[
         str | None, typer.Option(help="anthropic:ID, openai:ID or script:PATH.")
     ] = None,
-    mode: Annotated[str, typer.Option(help="contract | react | plan")] = "contract",
+    mode: Annotated[str, typer.Option(help="contract | react | plan | reflect")] = "contract",
     test_cmd: Annotated[str | None, typer.Option(help="The repository's test command.")] = None,
     max_revisions: Annotated[int | None, typer.Option(min=0)] = None,
     max_turns: Annotated[int | None, typer.Option(min=1)] = None,
@@ -245,7 +245,9 @@ def bench(
     model: Annotated[
         str | None, typer.Option(help="Model for every run (default: each fixture's scripts).")
     ] = None,
-    modes: Annotated[str, typer.Option(help="Comma-separated modes.")] = "contract,react,plan",
+    modes: Annotated[
+        str, typer.Option(help="Comma-separated modes.")
+    ] = "contract,react,plan,reflect",
     only: Annotated[
         str | None, typer.Option(help="Run only fixtures whose name contains this.")
     ] = None,

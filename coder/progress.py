@@ -80,9 +80,14 @@ class ProgressPrinter:
             complete = (
                 "" if e["complete"] else " [yellow](harness restored paths the plan missed)[/]"
             )
-            if e["step"] is None:
-                return f"  reset what the {e.get('phase', 'plan')} phase's commands changed"
-            return f"  [yellow]rolled back[/] {e['step']} to {e['to']}{complete}"
+            if e["step"] is None and e["to"] == "HEAD":
+                return f"  {e.get('note') or 'reset what the phase commands changed'}"
+            what = e["step"] or e.get("phase") or "the change"
+            return f"  [yellow]rolled back[/] {what} to {e['to']}{complete}"
+        if kind == "critique":
+            said = f": {e['problem']}" if e.get("problem") else ""
+            mark = "[green]ok[/]" if e["verdict"] == "ok" else "[yellow]problem[/]"
+            return f"critique {e['round']}: {mark}{said}"
         if kind == "step_verified":
             return f"  [green]verified[/] {e['step']} → {e['commit'][:10]}"
         if kind == "plan_revised":

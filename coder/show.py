@@ -164,6 +164,19 @@ def _row(table: Table, e: dict[str, Any], attempt: dict[str, int]) -> None:
             f"[yellow]to {m(e['to'])}[/]",
             m(f"{note}; paths: {', '.join(map(str, e.get('paths', [])))}"),
         )
+    elif kind == "critique":
+        tests = _dict(e, "tests")
+        ran = "no tests"
+        if tests:
+            ran = f"tests: exit {tests.get('exit_code')}"
+            ran += " (timed out)" if tests.get("timed_out") else ""
+        table.add_row(
+            m(f"critique:{e['round']}"),
+            "",
+            "critique",
+            "[green]ok[/]" if e["verdict"] == "ok" else "[yellow]problem[/]",
+            m(_clip(f"{ran}; {e.get('problem') or 'no problem found'}")),
+        )
     elif kind == "plan_rejected":
         table.add_row(
             "(plan)", "", "validation", "[red]rejected[/]", m(_clip("\n".join(e["problems"])))

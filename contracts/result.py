@@ -20,7 +20,7 @@ StopReason = Literal[
     "interrupted",
     "final_check_failed",
 ]
-Mode = Literal["contract", "react", "plan"]
+Mode = Literal["contract", "react", "plan", "reflect"]
 InvariantStatus = Literal["passed", "failed", "unverified", "skipped"]
 StepStatus = Literal["pending", "verified", "failed", "rolled_back", "done_unverified"]
 
@@ -89,6 +89,8 @@ class FinalCheck(_Out):
     passed: bool
     new_failures: list[str] = Field(default_factory=list)
     detail: str = ""
+    timed_out: bool = False
+    """The test command hit its time limit and was killed (a hang, or a suite too slow)."""
 
 
 class BaselineResult(_Out):

@@ -27,6 +27,7 @@ EventType = Literal[
     "rollback",
     "step_verified",
     "plan_revised",
+    "critique",
     "run_finished",
 ]
 

@@ -10,8 +10,9 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from coder.bench.fixtures import MODES, FixtureError, load_fixtures
-from coder.bench.report import runs_table, summarize, summary_table
+from coder.bench.fixtures import MODES, FixtureError, load_fixtures, skipped
+from coder.bench.paired import paired, paired_lines
+from coder.bench.report import classes_table, runs_table, summarize, summary_table
 from coder.display import markup_safe
 
 
@@ -43,7 +44,8 @@ def bench_command(
             console.print(f"  {markup_safe(line)}", highlight=False)
         return 2
     started = time.monotonic()
-    total = len(fixtures) * len(modes)
+    skips = skipped(fixtures)
+    total = len(fixtures) * len(modes) - len(skips)
     with Progress(
         TextColumn("[bold]bench[/]"),
         BarColumn(),
@@ -66,13 +68,21 @@ def bench_command(
 
         rows = run_all(fixtures, modes, model, workers, done)
     summary = summarize(rows, modes)
+    comparison = paired(rows, modes)
     console.print(runs_table(rows))
     console.print(summary_table(summary))
+    for line in paired_lines(comparison):
+        console.print(markup_safe(line), highlight=False)
+    console.print(classes_table(rows, modes))
+    for skip in skips:
+        console.print(
+            markup_safe(f"skipped {skip['fixture']}/{skip['mode']}: {skip['reason']}"),
+            highlight=False,
+        )
     console.print(f"{total} runs in {time.monotonic() - started:.1f}s with {workers} worker(s)")
     if json_file:
+        report = {"runs": rows, "summary": summary, "paired": comparison, "skipped": skips}
         json_file.parent.mkdir(parents=True, exist_ok=True)
-        json_file.write_text(
-            json.dumps({"runs": rows, "summary": summary}, indent=2) + "\n", encoding="utf-8"
-        )
+        json_file.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         console.print(f"wrote {markup_safe(json_file)}", highlight=False)
     return 0

@@ -10,7 +10,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from coder.bench.layout import Layout, load_layout
 
-MODES = ("contract", "react", "plan")
+MODES = ("contract", "react", "plan", "reflect")
+LATER_MODES = frozenset({"reflect"})
+"""Modes added after the fixture layout was fixed: a fixture directory from before may lack
+their scripts and still runs the modes it has (the bench reports the pairs it skipped)."""
 
 
 class TaskFile(BaseModel):
@@ -35,6 +38,8 @@ class Fixture:
     spec: TaskFile
     layout: Layout = field(default_factory=Layout)
     """What git does not hold, laid out after the first commit (coder/bench/layout.py)."""
+    missing: tuple[str, ...] = ()
+    """Requested later modes (LATER_MODES) this fixture has no script for: not run."""
 
     @property
     def repo(self) -> Path:
@@ -96,17 +101,34 @@ def _check(path: Path, modes: tuple[str, ...], problems: list[str]) -> Fixture |
     for source in layout.submodules.values():
         if not (path / source).is_dir():
             problems.append(f"{path.name}/layout.toml: no directory {source}/ for a submodule")
+    missing = []
     for mode in modes:
         script = path / "scripts" / f"{mode}.json"
         if not script.is_file():
-            problems.append(f"{path.name}: missing scripts/{mode}.json")
+            if mode in LATER_MODES:
+                missing.append(mode)
+            else:
+                problems.append(f"{path.name}: missing scripts/{mode}.json")
             continue
         problem = _script_problem(script)
         if problem:
             problems.append(f"{path.name}/scripts/{mode}.json: {problem}")
     if len(problems) > before or spec is None:
         return None
-    return Fixture(path.name, path, spec, layout)
+    return Fixture(path.name, path, spec, layout, tuple(missing))
+
+
+def skipped(fixtures: list[Fixture]) -> list[dict[str, str]]:
+    """The fixture × mode pairs the bench does not run, and why."""
+    return [
+        {
+            "fixture": f.name,
+            "mode": mode,
+            "reason": f"no scripts/{mode}.json (a fixture from before {mode} mode)",
+        }
+        for f in fixtures
+        for mode in f.missing
+    ]
 
 
 def _script_problem(path: Path) -> str | None:

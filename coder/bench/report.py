@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from statistics import mean
 from typing import Any
 
 from rich.table import Table
 
+from coder.bench.classes import FAILURE_CLASSES
 from coder.display import markup_safe
 
 TIME_PARTS = (
@@ -46,8 +48,29 @@ def summarize(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, A
             "mean_timing": {
                 part: round(mean(r["timing"][part] for r in mine), 3) for part in TIME_PARTS
             },
+            "cost_per_resolved": cost_per_resolved(mine),
+            "failure_classes": dict(
+                Counter(r["failure_class"] for r in mine if r["failure_class"])
+            ),
         }
+        if mode == "contract":
+            summary[mode]["caught_by"] = dict(
+                Counter(r["caught_by"] for r in mine if r["caught_by"])
+            )
     return summary
+
+
+def cost_per_resolved(rows: list[dict[str, Any]]) -> dict[str, float] | None:
+    """What a mode spent, over all its runs, per task it resolved: billed input (cache writes
+    1.25x, reads 0.1x), output tokens, model seconds. None when it resolved none."""
+    resolved = sum(r["resolved"] for r in rows)
+    if not resolved:
+        return None
+    return {
+        "billed_input": round(sum(r["billed_input"] for r in rows) / resolved, 1),
+        "output_tokens": round(sum(r["tokens"]["output"] for r in rows) / resolved, 1),
+        "model_s": round(sum(r["model_s"] for r in rows) / resolved, 3),
+    }
 
 
 def runs_table(rows: list[dict[str, Any]]) -> Table:
@@ -65,6 +88,7 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
         "turns",
         "tokens",
         *RUN_TIME_COLUMNS,
+        "failure class",
     ):
         table.add_column(
             column,
@@ -86,6 +110,7 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
             str(r["turns"]),
             f"{r['tokens']['input'] + r['tokens']['output']:,}",
             *_time_cells(r["wall_s"], r["timing"]),
+            _class_cell(r),
         )
     return table
 
@@ -97,6 +122,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
         "runs",
         "resolved",
         "resolve rate",
+        *COST_COLUMNS,
         "claimed",
         "shipped broken",
         "mean tokens",
@@ -109,6 +135,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
             str(s["runs"]),
             str(s["resolved"]),
             f"{s['resolve_rate']:.0%}",
+            *_cost_cells(s["cost_per_resolved"]),
             str(s["claimed_success"]),
             str(s["shipped_broken"]),
             f"{s['mean_tokens']:,.0f}",
@@ -128,6 +155,47 @@ def _time_cells(wall: float, timing: dict[str, float], *, every: bool = False) -
     if every:
         cells += [f"{timing['tool_commands_s']:.1f}", f"{timing['setup_s']:.2f}"]
     return [*cells, f"{timing['harness_s']:.2f}"]
+
+
+COST_COLUMNS = ("billed in / resolved", "out / resolved", "model s / resolved")
+
+
+def _cost_cells(cost: dict[str, float] | None) -> list[str]:
+    if cost is None:
+        return ["—"] * len(COST_COLUMNS)
+    return [
+        f"{cost['billed_input']:,.0f}",
+        f"{cost['output_tokens']:,.0f}",
+        f"{cost['model_s']:.1f}",
+    ]
+
+
+def _class_cell(row: dict[str, Any]) -> str:
+    cells = [row["failure_class"]] if row["failure_class"] else []
+    if row["caught_by"]:
+        cells.append(f"caught by {row['caught_by']}")
+    return markup_safe("; ".join(cells))
+
+
+def classes_table(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> Table:
+    """Failure classes × modes: how many runs of each mode failed for each reason; and, for
+    contract mode, how many runs each check caught (rolled back or stopped)."""
+    table = Table(title="coder bench: why runs failed", title_justify="left")
+    table.add_column("failure class")
+    for mode in modes:
+        table.add_column(markup_safe(mode), justify="right")
+    counts = Counter((r["failure_class"], r["mode"]) for r in rows if r["failure_class"])
+    for name in FAILURE_CLASSES:
+        if any(counts[(name, m)] for m in modes):
+            table.add_row(name, *(str(counts[(name, m)] or "·") for m in modes))
+    failed = Counter(r["mode"] for r in rows if r["failure_class"])
+    table.add_row("[bold]all failed[/]", *(str(failed[m]) for m in modes))
+    caught = Counter(r["caught_by"] for r in rows if r["caught_by"])
+    if "contract" in modes:
+        for kind, n in sorted(caught.items()):
+            cells = [str(n) if m == "contract" else "" for m in modes]
+            table.add_row(markup_safe(f"contract caught: {kind}"), *cells)
+    return table
 
 
 def _yes(value: bool) -> str:

@@ -11,6 +11,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
+from coder.bench.classes import caught_by, failure_class
+from coder.bench.evidence import RunEvidence, gather
 from coder.bench.fixtures import Fixture
 from coder.bench.layout import lay_out
 from contracts.result import Timing
@@ -43,7 +45,14 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
             result = run_task(options).result
         except Exception as exc:  # one broken run must not lose the whole report
             kind = "" if isinstance(exc, UsageError) else f"{type(exc).__name__}: "
-            return _row(fixture, mode, error=f"{kind}{exc}", wall_s=time.monotonic() - started)
+            error = f"{kind}{exc}"
+            return _row(
+                fixture,
+                mode,
+                error=error,
+                failure_class=failure_class(None, error),
+                wall_s=time.monotonic() - started,
+            )
         judge = work / "judge"
         git(["worktree", "add", "--detach", str(judge), result.final_commit or "HEAD"], repo)
         shutil.copytree(fixture.acceptance, judge, dirs_exist_ok=True)
@@ -59,6 +68,7 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
         )
         resolved = acceptance.exit_code == 0 and not acceptance.timed_out
         claimed = result.status == "verified"
+        evidence = gather(work / "run", result, repo)
         return _row(
             fixture,
             mode,
@@ -74,6 +84,7 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
             wall_s=round(time.monotonic() - started, 3),
             harness_s=result.harness_s,
             timing=result.timing.model_dump(),
+            **judged(evidence, resolved),
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -96,9 +107,24 @@ def _row(fixture: Fixture, mode: str, **fields: Any) -> dict[str, Any]:
         "wall_s": 0.0,
         "harness_s": 0.0,
         "timing": Timing().model_dump(),
+        "failure_class": None,
+        "caught_by": None,
+        "billed_input": 0.0,
+        "model_s": 0.0,
     }
     row.update(fields)
     return row
+
+
+def judged(evidence: RunEvidence, resolved: bool) -> dict[str, Any]:
+    """The row's failure class (runs that did not resolve), what contract mode caught, and
+    what the run cost."""
+    return {
+        "failure_class": None if resolved else failure_class(evidence),
+        "caught_by": caught_by(evidence),
+        "billed_input": evidence.billed_input,
+        "model_s": evidence.model_s,
+    }
 
 
 def run_all(
@@ -108,7 +134,7 @@ def run_all(
     workers: int,
     on_done: Callable[[dict[str, Any]], None],
 ) -> list[dict[str, Any]]:
-    jobs = [(f, m) for f in fixtures for m in modes]
+    jobs = [(f, m) for f in fixtures for m in modes if m not in f.missing]
     rows: list[dict[str, Any]] = []
     if workers <= 1:
         for fixture, mode in jobs:

@@ -21,7 +21,15 @@ from sandbox.confine import Sandbox
 from sandbox.gitcli import git
 from summarizers.logs import compact_log
 
-__all__ = ["OUTCOME_ENV", "FullRun", "final_check", "reusable_run", "tree_of", "unchanged_check"]
+__all__ = [
+    "OUTCOME_ENV",
+    "FullRun",
+    "final_check",
+    "judge_final",
+    "reusable_run",
+    "tree_of",
+    "unchanged_check",
+]
 
 
 @dataclass(frozen=True)
@@ -70,12 +78,18 @@ def final_check(
         return FinalCheck(command=None, passed=True, detail="no test command; nothing to check")
     run = reuse or run_tests(sandbox, root, base.command, timeout_s)
     reused = " (the last step's run of it on this same tree)" if reuse else ""
+    return judge_final(run, base, reused)
+
+
+def judge_final(run: TestRun, base: Baseline, reused: str = "") -> FinalCheck:
+    """The final check's verdict on a run of the base's test command: pure, no command runs."""
     result = run.result
     if result.timed_out:
         return FinalCheck(
             command=base.command,
             passed=False,
             detail=f"the test command timed out after {result.duration_s:.0f}s",
+            timed_out=True,
         )
     if result.exit_code == 0:
         return FinalCheck(

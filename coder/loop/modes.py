@@ -1,4 +1,4 @@
-"""The three modes. Each returns normally when its work is done (the runner then runs the
+"""The four modes. Each returns normally when its work is done (the runner then runs the
 final check) or raises RunStop. Same tools, same budgets: only verification differs."""
 
 from __future__ import annotations
@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from coder.loop import prompts
+from coder.loop.baseline import Baseline
 from coder.loop.final_check import FullRun, tree_of
 from coder.loop.planning import plan_phase, revise_phase
+from coder.loop.reflect import run_reflect
 from coder.loop.runtime import Runtime
 from coder.loop.state import RunStop, command_timeout
 from coder.loop.turns import Phase
@@ -45,6 +47,7 @@ def run_contract(rt: Runtime) -> None:
                 detail=check.detail,
                 evidence=check.evidence,
                 duration_s=round(check.command_s, 3),
+                **_run_facts(check, rt.baseline),
             )
         if all(c.status != "failed" for c in checks):
             _commit(rt, step_id, checks)
@@ -72,15 +75,17 @@ def run_plan_baseline(rt: Runtime) -> None:
         _commit(rt, step_id, [], status="done_unverified")
 
 
-def run_react(rt: Runtime) -> None:
-    """One tool loop until final_answer; the whole change is one commit."""
+def run_react(rt: Runtime, critique: str = "", phase: str = "react") -> str:
+    """One tool loop until final_answer; the whole change is one commit. Returns the model's
+    summary. `critique`: reflect mode's verdict on a discarded attempt, for its fresh one."""
     rt.toolbox.policy = PathPolicy(rt.root, None, rt.protected)
-    briefing = prompts.react_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.budget_left())
-    rt.session.run_phase(Phase("react", REACT_TOOLS, briefing, lambda tool, args: None))
+    briefing = prompts.react_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.budget_left(), critique)
+    end = rt.session.run_phase(Phase(phase, REACT_TOOLS, briefing, lambda tool, args: None))
     if rt.checkpoints.changes_since("HEAD"):
-        rt.checkpoints.commit("coder: react run")
+        rt.checkpoints.commit(f"coder: {phase} run")
         if rt.checkpoints.left_out:
             rt.trace.emit("observation", tool=None, status="error", text=oversized_note(rt))
+    return str(end.args.get("summary", ""))
 
 
 def oversized_note(rt: Runtime) -> str:
@@ -90,10 +95,11 @@ def oversized_note(rt: Runtime) -> str:
     )
 
 
-MODES: dict[str, Callable[[Runtime], None]] = {
+MODES: dict[str, Callable[[Runtime], object]] = {
     "contract": run_contract,
     "react": run_react,
     "plan": run_plan_baseline,
+    "reflect": lambda rt: run_reflect(rt, attempt=run_react),
 }
 
 
@@ -199,6 +205,19 @@ def _attempt_account(summary: str, patch: str) -> str:
         f"What the failed attempt did: its finish_step summary was {said!r}. Its change, "
         f"rolled back (the files are as before the step):\n{diff}"
     )
+
+
+def _run_facts(check: Check, baseline: Baseline | None) -> dict[str, object]:
+    """What a check's test run showed, for readers of the trace (the bench's failure classes):
+    whether it was killed at its time limit, and which tests that passed at the base failed."""
+    if check.run is None:
+        head = (check.evidence.splitlines() or [""])[0]
+        return {"timed_out": head.startswith("`") and "` timed out after " in head}
+    passed = {t for t, o in baseline.outcomes.items() if o == "passed"} if baseline else set()
+    return {
+        "timed_out": check.run.result.timed_out,
+        "regressed": [t for t in check.run.failing if t in passed],
+    }
 
 
 def _failure_account(step_id: str, checks: list[Check]) -> str:

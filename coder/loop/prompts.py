@@ -101,11 +101,38 @@ def step_briefing(
     )
 
 
-def react_briefing(task: str, repo_map: str, test_cmd: str | None, left: str) -> str:
+def react_briefing(
+    task: str, repo_map: str, test_cmd: str | None, left: str, critique: str = ""
+) -> str:
+    """`critique`: a reviewer's verdict on an earlier attempt (reflect mode's retry), which
+    was discarded; the retry sees the verdict, never the earlier transcript."""
+    earlier = (
+        "An earlier attempt at this task was reviewed and discarded; the code is as it was "
+        f"before it. The reviewer's critique:\n{critique}\n\n"
+        if critique
+        else ""
+    )
     return (
         f"Task: {task}\n\nTest command: {test_cmd or '(none detected)'}\nBudget: {left}\n\n"
-        f"Repository map:\n{repo_map}\n\n"
+        f"{earlier}Repository map:\n{repo_map}\n\n"
         "Work with the tools until the task is done, then call final_answer."
+    )
+
+
+def critique_briefing(
+    task: str, summary: str, diff: str, tests: str, baseline: str, left: str
+) -> str:
+    """What the critic sees: the attempt's own summary, its change and the harness's run of
+    the test command on it, so the verdict can rest on something outside the model."""
+    base = f"{baseline}\n\n" if baseline else ""
+    return (
+        f"Task: {task}\n\nPhase: CRITIQUE. An attempt at the task finished; review it before "
+        f"it ships.\nThe attempt's summary: {summary or '(none)'}\n\n"
+        f"Its change:\n{diff}\n\n{tests}\n\n{base}Budget left: {left}\n\n"
+        "You may read files and run commands (whatever they change is discarded). Then call "
+        'critique_done: verdict "ok" if the change does the task and breaks nothing, or '
+        '"problem" with what is wrong; a problem discards the attempt, and a fresh one starts '
+        "from the original code with your critique."
     )
 
 

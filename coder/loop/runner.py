@@ -396,6 +396,10 @@ def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:
     return spec, model
 
 
+DEFAULT_REVISIONS = {"reflect": 1}
+"""Reflect mode critiques once unless told otherwise (its rounds are its revisions)."""
+
+
 def _limits(options: RunOptions, config: Any, model: Model) -> Limits:
     base = Limits()
 
@@ -418,7 +422,11 @@ def _limits(options: RunOptions, config: Any, model: Model) -> Limits:
         )
     return Limits(
         max_turns=pick(options.max_turns, "max_turns", base.max_turns),
-        max_revisions=pick(options.max_revisions, "max_revisions", base.max_revisions),
+        max_revisions=pick(
+            options.max_revisions,
+            "max_revisions",
+            DEFAULT_REVISIONS.get(options.mode, base.max_revisions),
+        ),
         timeout_s=options.timeout_s or base.timeout_s,
         cmd_timeout_s=pick(options.cmd_timeout_s, "cmd_timeout", base.cmd_timeout_s),
         max_tokens=options.max_tokens or base.max_tokens,
@@ -440,6 +448,8 @@ def _completed_message(rt: Runtime) -> str:
     state = rt.state
     if rt.mode == "react":
         return "the model finished and the final check passed"
+    if rt.mode == "reflect":
+        return f"{state.revisions} fresh attempt(s) after a critique; the final check passed"
     if rt.mode == "plan":
         return f"{len(state.steps)} step(s) done without verification; the final check passed"
     return (

@@ -7,7 +7,7 @@ validate the arguments that come back, so the two can never drift apart.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -82,6 +82,14 @@ class FinalAnswer(_Args):
     summary: str
 
 
+class CritiqueDone(_Args):
+    """Give the verdict on the attempt: "ok" ships it as it is; "problem" (say what is wrong)
+    discards it, and a fresh attempt starts from the original code with your critique."""
+
+    verdict: Literal["ok", "problem"]
+    problem: str | None = None
+
+
 class SubmitPlan(_Args):
     """Submit the plan: a goal and a list of step contracts (see the plan format)."""
 
@@ -112,6 +120,7 @@ TOOL_ARGS: dict[str, type[_Args]] = {
     "run": Run,
     "finish_step": FinishStep,
     "final_answer": FinalAnswer,
+    "critique_done": CritiqueDone,
     "submit_plan": SubmitPlan,
     "ask_user": AskUser,
     "stop": StopRun,
@@ -129,8 +138,9 @@ EXECUTE_TOOLS = (
     "stop",
 )
 REACT_TOOLS = (*READ_TOOLS, "edit_file", "write_file", "delete_file", "run", "final_answer", "stop")
+CRITIQUE_TOOLS = (*READ_TOOLS, "run", "critique_done", "stop")
 
-PHASE_ENDING = frozenset({"submit_plan", "finish_step", "final_answer"})
+PHASE_ENDING = frozenset({"submit_plan", "finish_step", "final_answer", "critique_done"})
 
 
 def tool_specs(names: tuple[str, ...]) -> list[ToolSpec]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import shutil
 from pathlib import Path
@@ -19,12 +20,12 @@ def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
     console = Console(record=True, width=250, force_terminal=False)
     out = tmp_path / "bench.json"
     code = bench_command(
-        FIXTURES, None, "contract,react,plan", "py-signature-dates", 2, out, console
+        FIXTURES, None, "contract,react,plan,reflect", "py-signature-dates", 2, out, console
     )
     assert code == 0
     data = json.loads(out.read_text())
     rows = data["runs"]
-    assert [r["mode"] for r in rows] == ["contract", "react", "plan"]
+    assert [r["mode"] for r in rows] == ["contract", "react", "plan", "reflect"]
     table = console.export_text()
     for row in rows:
         expected = EXPECTED[row["fixture"]][row["mode"]]
@@ -49,9 +50,41 @@ def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
             f"{timing['baseline_s'] + timing['verification_s'] + timing['final_check_s']:.1f}",
             f"{timing['harness_s']:.2f}",
         ]
+    classes = {r["mode"]: (r["failure_class"], r["caught_by"]) for r in rows}
+    assert classes == {
+        "contract": (None, "signature_unchanged"),
+        "react": ("signature_break", None),
+        "plan": ("signature_break", None),
+        "reflect": (None, None),
+    }
     summary = data["summary"]
     assert summary["contract"]["shipped_broken"] == 0 and summary["contract"]["resolved"] == 1
     assert summary["react"]["shipped_broken"] == 1
+    assert summary["react"]["failure_classes"] == {"signature_break": 1}
+    assert summary["contract"]["caught_by"] == {"signature_unchanged": 1}
+    assert summary["react"]["cost_per_resolved"] is None  # it resolved nothing
+    cost = summary["contract"]["cost_per_resolved"]
+    contract = rows[0]
+    assert contract["billed_input"] == contract["tokens"]["input"]  # a script caches nothing
+    assert cost == {
+        "billed_input": contract["billed_input"],
+        "output_tokens": contract["tokens"]["output"],
+        "model_s": contract["model_s"],
+    }
+    assert data["paired"]["react"]["only_contract"] == ["py-signature-dates"]
+    assert data["paired"]["reflect"]["discordant"] == 0 and data["skipped"] == []
+    assert "contract vs react on 1 fixtures: only contract resolved 1" in table
+    assert "too few to conclude anything" in table
+    why = table[table.index("why runs failed") :]
+    line = next(line for line in why.splitlines() if "signature_break" in line)
+    assert [c.strip() for c in line.strip("│ ").split("│")] == [
+        "signature_break",
+        "·",
+        "1",
+        "1",
+        "·",
+    ]
+    assert "contract caught: signature_unchanged" in why
     for key in (
         "runs",
         "resolved",
@@ -63,6 +96,27 @@ def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
     ):
         assert key in summary["plan"]
     assert set(summary["plan"]["mean_timing"]) == set(TIME_PARTS)
+
+
+def test_a_fixture_from_before_reflect_mode_runs_the_modes_it_has(tmp_path):
+    old = tmp_path / "fixtures"
+    shutil.copytree(FIXTURES / "js-bugfix-semver", old / "js-bugfix-semver")
+    (old / "js-bugfix-semver" / "scripts" / "reflect.json").unlink()
+    console = Console(record=True, width=250)
+    out = tmp_path / "bench.json"
+    assert bench_command(old, None, "react,reflect", None, 1, out, console) == 0
+    data = json.loads(out.read_text())
+    assert [(r["fixture"], r["mode"]) for r in data["runs"]] == [("js-bugfix-semver", "react")]
+    assert data["skipped"] == [
+        {
+            "fixture": "js-bugfix-semver",
+            "mode": "reflect",
+            "reason": "no scripts/reflect.json (a fixture from before reflect mode)",
+        }
+    ]
+    text = console.export_text()
+    assert "skipped js-bugfix-semver/reflect: no scripts/reflect.json" in text
+    assert "1 runs in" in text
 
 
 def test_broken_fixture_directory_names_every_missing_file(tmp_path):
@@ -86,3 +140,11 @@ def test_unknown_mode_and_missing_directory_are_usage_errors(tmp_path):
     assert bench_command(tmp_path / "nope", None, "contract", None, 1, None, console) == 2
     text = console.export_text()
     assert "yolo" in text and "no such fixtures directory" in text
+
+
+def test_bench_runs_every_mode_by_default():
+    from coder.bench.fixtures import MODES
+    from coder.cli import bench
+
+    assert inspect.signature(bench).parameters["modes"].default == ",".join(MODES)
+    assert MODES == ("contract", "react", "plan", "reflect")
