@@ -9,14 +9,22 @@ from __future__ import annotations
 import json
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from coder.exits import fail
+
+if TYPE_CHECKING:
+    from coder.loop.runner import RunOutcome
+    from coder.progress import ProgressPrinter
+    from coder.terminal_review import TerminalReviewer
+
+T = TypeVar("T")
 
 app = typer.Typer(
     name="coder",
@@ -61,14 +69,28 @@ def run(
     record: Annotated[
         Path | None, typer.Option(help="Write the model's replies as a replayable script.")
     ] = None,
+    plan: Annotated[
+        Path | None,
+        typer.Option(
+            "--plan", help="Run this plan (JSON, as `coder plan` writes) instead of planning."
+        ),
+    ] = None,
+    no_revise: Annotated[
+        bool, typer.Option("--no-revise", help="A step that fails verification ends the run.")
+    ] = False,
+    approve: Annotated[
+        bool, typer.Option(help="Show every plan version and ask before it runs.")
+    ] = False,
 ) -> None:
     """Run the agent on a repository."""
-    from coder.loop.runner import RunOptions, UsageError, run_task
+    from coder.loop.runner import RunOptions, run_task
     from coder.progress import ProgressPrinter
 
-    if sandbox not in (None, "auto", "bwrap", "none"):
-        fail(f"--sandbox must be auto, bwrap or none, not {sandbox!r}")
+    _check_sandbox(sandbox)
+    if no_revise and max_revisions is not None:
+        fail("--no-revise and --max-revisions contradict each other; give one")
     console = Console(stderr=json_out)
+    printer = ProgressPrinter(console)
     options = RunOptions(
         repo=repo,
         task=task,
@@ -87,14 +109,138 @@ def run(
         base_url=base_url,
         record=record,
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,
-        listeners=[ProgressPrinter(console)],
-        warn=lambda line: err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False),
+        listeners=[printer],
+        warn=_warn,
+        plan_file=plan,
+        revise=not no_revise,
+        approve=approve,
+        reviewer=_reviewer(console, printer),
     )
     _sigterm_as_interrupt()
-    try:
-        outcome = run_task(options)
-    except UsageError as exc:
-        fail(str(exc))
+    _finish(_usage(lambda: run_task(options)), console, json_out)
+
+
+@app.command("plan")
+def plan_command(
+    task: Annotated[str, typer.Option(help="What to do, in plain words.")],
+    repo: Annotated[Path, typer.Option(help="The git repository to plan for.")] = Path("."),
+    model: Annotated[
+        str | None, typer.Option(help="anthropic:ID, openai:ID or script:PATH.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="The plan file (default <repo>/.coder/plans/<id>.json).")
+    ] = None,
+    test_cmd: Annotated[str | None, typer.Option(help="The repository's test command.")] = None,
+    max_turns: Annotated[int | None, typer.Option(min=1)] = None,
+    timeout: Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")] = None,
+    cmd_timeout: Annotated[
+        float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")
+    ] = None,
+    sandbox: Annotated[str | None, typer.Option(help="auto | bwrap | none")] = None,
+    allow_unverified: Annotated[
+        bool, typer.Option(help="Keep invariants no rule compiles as advisory.")
+    ] = False,
+    base_url: Annotated[
+        str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")
+    ] = None,
+) -> None:
+    """Plan only: print the plan and write it to a file; nothing is changed."""
+    from coder.loop.plan_only import plan_task
+    from coder.loop.runner import RunOptions
+    from coder.plan_table import plan_table, plan_title
+    from coder.progress import ProgressPrinter
+
+    _check_sandbox(sandbox)
+    console = Console()
+    options = RunOptions(
+        repo=repo,
+        task=task,
+        model=model,
+        test_cmd=test_cmd,
+        max_turns=max_turns,
+        timeout_s=timeout,
+        cmd_timeout_s=cmd_timeout,
+        sandbox=sandbox,
+        allow_unverified=allow_unverified,
+        base_url=base_url,
+        ask=_terminal_ask(console) if sys.stdin.isatty() else None,
+        listeners=[ProgressPrinter(console)],
+        warn=_warn,
+    )
+    _sigterm_as_interrupt()
+    outcome = _usage(lambda: plan_task(options, out))
+    if outcome.plan is None or outcome.plan_file is None:
+        console.print(f"no plan: {escape(outcome.message)}", highlight=False)
+        raise typer.Exit(130 if outcome.stop_reason == "interrupted" else 1)
+    console.print(plan_table(outcome.plan, plan_title(outcome.plan)))
+    console.print(f"plan written to {outcome.plan_file}", highlight=False, soft_wrap=True)
+    console.print(
+        f"review or edit it, then: coder run --plan {outcome.plan_file} --task ...",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+@app.command()
+def resume(
+    run_dir: Annotated[Path, typer.Argument(help="The run directory of the run to continue.")],
+    model: Annotated[
+        str | None,
+        typer.Option(help="anthropic:ID, openai:ID or script:PATH (default: the run's)."),
+    ] = None,
+    repo: Annotated[
+        Path | None, typer.Option(help="Where the run's repository is now, if it moved.")
+    ] = None,
+    max_turns: Annotated[int | None, typer.Option(min=1, help="Raise the turn budget.")] = None,
+    max_revisions: Annotated[
+        int | None, typer.Option(min=0, help="Raise the revision budget.")
+    ] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Raise the token budget.")] = None,
+    timeout: Annotated[
+        float | None, typer.Option(min=1, help="Raise the wall-clock limit, seconds.")
+    ] = None,
+    sandbox: Annotated[str | None, typer.Option(help="auto | bwrap | none")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Run directory (default <repo>/.coder/runs/<id>).")
+    ] = None,
+    approve: Annotated[
+        bool, typer.Option(help="Show every new plan version and ask before it runs.")
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print result.json on stdout.")] = False,
+    base_url: Annotated[
+        str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")
+    ] = None,
+) -> None:
+    """Continue a run that was interrupted, timed out or ran out of budget."""
+    from coder.loop.resume import ResumeOptions, resume_task
+    from coder.progress import ProgressPrinter
+
+    _check_sandbox(sandbox)
+    console = Console(stderr=json_out)
+    printer = ProgressPrinter(console)
+    options = ResumeOptions(
+        run_dir=run_dir,
+        model=model,
+        base_url=base_url,
+        repo=repo,
+        max_turns=max_turns,
+        max_revisions=max_revisions,
+        max_tokens=max_tokens,
+        timeout_s=timeout,
+        sandbox=sandbox,
+        out_dir=out,
+        approve=approve,
+        reviewer=_reviewer(console, printer),
+        ask=_terminal_ask(console) if sys.stdin.isatty() else None,
+        listeners=[printer],
+        warn=_warn,
+    )
+    _sigterm_as_interrupt()
+    _finish(_usage(lambda: resume_task(options)), console, json_out)
+
+
+def _finish(outcome: RunOutcome, console: Console, json_out: bool) -> NoReturn:
+    """A run's last words and its exit status: 0 verified, 1 not, 130 interrupted."""
     result = outcome.result
     if json_out:
         print(result.model_dump_json(indent=2))
@@ -103,6 +249,34 @@ def run(
     if result.stop_reason == "interrupted":
         raise typer.Exit(130)
     raise typer.Exit(0 if result.status == "verified" else 1)
+
+
+def _usage(work: Callable[[], T]) -> T:
+    """`work`, with bad input turned into its lines on stderr and exit 2."""
+    from coder.loop.usage import UsageError
+
+    try:
+        return work()
+    except UsageError as exc:
+        for line in exc.details:
+            err.print(escape(line), highlight=False, soft_wrap=True)
+        fail(str(exc))
+
+
+def _check_sandbox(sandbox: str | None) -> None:
+    if sandbox not in (None, "auto", "bwrap", "none"):
+        fail(f"--sandbox must be auto, bwrap or none, not {sandbox!r}")
+
+
+def _reviewer(console: Console, printer: ProgressPrinter) -> TerminalReviewer | None:
+    """The person who approves plans under --approve, when there is a terminal to ask on."""
+    from coder.terminal_review import TerminalReviewer
+
+    return TerminalReviewer(console, printer.paused) if sys.stdin.isatty() else None
+
+
+def _warn(line: str) -> None:
+    err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
 
 
 @app.command()

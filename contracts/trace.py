@@ -25,6 +25,10 @@ EventType = Literal[
     "rollback",
     "step_verified",
     "plan_revised",
+    "plan_approved",
+    "plan_edited",
+    "plan_declined",
+    "run_resumed",
     "run_finished",
 ]
 

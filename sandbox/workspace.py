@@ -53,6 +53,7 @@ class Workspace:
     user_tree_dirty: bool
     detached_head: bool = False
     notes: list[str] = field(default_factory=list)  # one line each, for the person
+    owns_branch: bool = True  # False for a resumed run's: its branch is the earlier run's
     _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
@@ -100,6 +101,41 @@ class Workspace:
             notes=notes,
         )
 
+    @classmethod
+    def reopen(cls, repo: Path, run_id: str, branch: str, base_commit: str) -> Workspace:
+        """A worktree for run `run_id` on an existing run branch, at the branch's commit: a
+        resumed run goes on where the run it resumes stopped."""
+        if not _RUN_ID.fullmatch(run_id):
+            raise WorkspaceError(f"invalid run id {run_id!r}: use letters, digits, '.', '_', '-'")
+        top, common = _locate(Path(repo))
+        if not git_ok(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], top):
+            raise WorkspaceError(f"branch {branch} does not exist in {top}")
+        ensure_excluded(common)
+        _prune(top, common)
+        dirty = bool(git(["--no-optional-locks", "status", "--porcelain", "-z", "-unormal"], top))
+        path = common / WORKTREES_DIR / run_id
+        if path.exists():
+            raise WorkspaceError(f"{path} already exists; use another run id")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        owner = _owner_file(path)
+        _write_owner(owner, run_id)
+        try:
+            git([*_CHECKOUT, "worktree", "add", "-q", str(path), branch], top)
+        except BaseException as error:
+            _remove_worktree(top, path)
+            owner.unlink(missing_ok=True)
+            if isinstance(error, GitError):
+                raise WorkspaceError(f"could not check out {branch}: {error}") from None
+            raise
+        return cls(
+            repo=top,
+            path=path,
+            branch=branch,
+            base_commit=base_commit,
+            user_tree_dirty=dirty,
+            owns_branch=False,
+        )
+
     def close(self) -> None:
         """Remove the worktree (the branch and its commits stay). Safe to call twice."""
         if self._closed:
@@ -111,9 +147,11 @@ class Workspace:
             _owner_file(self.path).unlink(missing_ok=True)
 
     def delete_branch(self) -> None:
-        """Close, then delete the run's branch: for a run that ends before it began."""
+        """Close, then delete the run's branch: for a run that ends before it began. A
+        branch this workspace did not create (a resumed run's) is never deleted."""
         self.close()
-        git(["branch", "-q", "-D", self.branch], self.repo, check=False)
+        if self.owns_branch:
+            git(["branch", "-q", "-D", self.branch], self.repo, check=False)
 
     def __enter__(self) -> Workspace:
         return self
@@ -125,6 +163,13 @@ class Workspace:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def run_in_progress(repo: Path, run_id: str) -> bool:
+    """Whether a live process still owns run `run_id`'s worktree (stale ones are pruned)."""
+    top, common = _locate(Path(repo))
+    _prune(top, common)
+    return (common / WORKTREES_DIR / run_id).exists()
 
 
 def prune_stale_worktrees(repo: Path) -> list[Path]:

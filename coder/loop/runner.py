@@ -21,30 +21,32 @@ from coder.config import (
     detect_test_cmd,
     load_repo_config,
 )
+from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
 from coder.loop.final_check import final_check, reusable_run
+from coder.loop.given_plan import load_given_plan
+from coder.loop.journal import Journal
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
+from coder.loop.resume_point import ResumePoint
 from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
 from coder.loop.state import Limits, RunState, RunStop
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
+from coder.loop.usage import UsageError
 from coder.models.base import Model
 from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, make_model
 from coder.tools.toolbox import ToolBox
 from contracts.result import FinalCheck, PullRequestRecord, RunResult
+from contracts.validation import ValidPlan
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
 from sandbox.gitcli import GitError, git
 from sandbox.policy import PathPolicy
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
 from summarizers.repomap import RepoMapCache, build_repo_map
-
-
-class UsageError(Exception):
-    """Bad input or configuration: one line for the person, exit 2, nothing changed."""
 
 
 @dataclass
@@ -80,6 +82,16 @@ class RunOptions:
     PR bot is fixing; kept apart from the task so the task stays what was asked."""
     pr: PullRequestRecord | None = None
     """The pull request this run works on (the PR bot), recorded in result.json."""
+    plan_file: Path | None = None
+    """A plan a person wrote: validated before anything, then run instead of the plan phase."""
+    revise: bool = True
+    """False (--no-revise): a step that fails verification ends the run."""
+    approve: bool = False
+    """Show every plan version to a person before it runs (--approve)."""
+    reviewer: Reviewer | None = None
+    """Who approves under --approve: the terminal; None when there is none."""
+    resume: ResumePoint | None = None
+    """Set by `coder resume`: the run this one continues (its branch, plan, steps, budgets)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +101,20 @@ class RunOutcome:
 
 
 def run_task(options: RunOptions) -> RunOutcome:
+    result, run_dir = open_run(options, _drive)
+    if options.apply:
+        result = _apply(options.repo.resolve(), result, run_dir)
+    return RunOutcome(result, run_dir)
+
+
+T = TypeVar("T")
+Drive = Callable[[Runtime, Workspace, str, RunOptions], T]
+"""What happens in a run once it is set up: `coder run`'s modes, or `coder plan`'s plan only."""
+
+
+def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
+    """Set a run up (config, model, workspace, sandbox), let `drive` run it, take it down.
+    Bad input raises UsageError before anything exists."""
     if options.mode not in MODES:
         raise UsageError(f"unknown mode {options.mode!r}; choose one of {', '.join(MODES)}")
     if not options.task.strip():
@@ -98,6 +124,7 @@ def run_task(options: RunOptions) -> RunOutcome:
         config = load_repo_config(repo) if repo.is_dir() else None
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    given = _given_plan(options, repo)
     model_spec, model = _model(options, config.model if config else None)
     limits = _limits(options, config)
     run_id = options.run_id or new_run_id()
@@ -110,7 +137,10 @@ def run_task(options: RunOptions) -> RunOutcome:
             raise UsageError(f"--out {options.out_dir}: {exc.strerror or exc}") from None
     try:
         prune_stale_worktrees(repo)
-        workspace = Workspace.create(repo, run_id)
+        if options.resume is not None:
+            workspace = options.resume.open_workspace(repo, run_id)
+        else:
+            workspace = Workspace.create(repo, run_id)
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
     if options.sandbox is None and config and config.sandbox == "none" and options.warn:
@@ -130,15 +160,34 @@ def run_task(options: RunOptions) -> RunOutcome:
         rt = _runtime(
             options, config, workspace, sandbox, model, model_spec, limits, run_dir, run_id
         )
+        rt.given_plan, rt.revise = given, options.revise
+        rt.approval = PlanApproval(options.reviewer) if options.approve else None
         try:
-            result = _drive(rt, workspace, model_spec, options)
+            outcome = drive(rt, workspace, model_spec, options)
         except BaselineUnrunnable as exc:
             _discard(run_dir, fresh)
             workspace.delete_branch()
             raise UsageError(str(exc)) from None
-    if options.apply:
-        result = _apply(repo, result, run_dir)
-    return RunOutcome(result, run_dir)
+    return outcome, run_dir
+
+
+def _given_plan(options: RunOptions, repo: Path) -> ValidPlan | None:
+    """The --plan file's plan, and the flags that only make sense with a plan; UsageError."""
+    planned = options.plan_file or options.approve or not options.revise
+    if planned and options.mode == "react":
+        raise UsageError(
+            "--plan, --approve and --no-revise need a mode with a plan (contract, plan)"
+        )
+    given = None
+    if options.plan_file is not None:
+        given = load_given_plan(options.plan_file, repo, allow_unverified=options.allow_unverified)
+    approved = given is not None or (options.resume is not None and options.resume.plan is not None)
+    if options.approve and options.reviewer is None and not approved:
+        raise UsageError(
+            "--approve asks on a terminal and there is none; run it on a terminal, "
+            "or give the plan with --plan FILE (a plan you give counts as approved)"
+        )
+    return given
 
 
 def _runtime(
@@ -203,15 +252,11 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
     a test command that cannot run at all: then the run never began and writes nothing."""
     reason, message, final = "interrupted", "interrupted", None
     unrunnable = False
+    Journal.attach(rt, options, model_spec, workspace)
     try:
-        rt.baseline = _timed(
-            rt, lambda: run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
-        )
-        rt.trace.emit("baseline", **rt.baseline.event())
-        cache = RepoMapCache(directory=workspace.repo / ".coder" / "cache" / "repomap")
-        rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
+        base = prepare(rt, workspace, options.resume)
         MODES[rt.mode](rt)
-        final = _final_check(rt, rt.baseline)
+        final = _final_check(rt, base)
         if final.passed:
             reason, message = "completed", _completed_message(rt)
         else:
@@ -248,6 +293,21 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
     return result
 
 
+def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Baseline:
+    """Before the first model call: the baseline (a resumed run keeps the one taken at the
+    base) and the repository map."""
+    if resume is not None:
+        resume.begin(rt)
+    if rt.baseline is None:
+        rt.baseline = _timed(
+            rt, lambda: run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
+        )
+        rt.trace.emit("baseline", **rt.baseline.event())
+    cache = RepoMapCache(directory=workspace.repo / ".coder" / "cache" / "repomap")
+    rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
+    return rt.baseline
+
+
 def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
     reuse = reusable_run(rt.root, rt.state.full_run, rt.test_cmd)
     final = _timed(
@@ -263,9 +323,6 @@ def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
         reused=reuse is not None,
     )
     return final
-
-
-T = TypeVar("T")
 
 
 def _timed(rt: Runtime, work: Callable[[], T]) -> T:
