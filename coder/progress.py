@@ -88,7 +88,7 @@ class ProgressPrinter:
             plan = f"plan v{e['plan_version']}" if e.get("plan_version") else "no plan yet"
             return (
                 f"resuming run {e['from_run']} ({e['stopped']}): {plan}, "
-                f"verified: {verified}{again}"
+                f"verified: {verified}{again}; budget left: {e['left']}"
             )
         if kind == "plan_rejected":
             return f"[yellow]plan rejected[/]: {len(e['problems'])} problem(s)"

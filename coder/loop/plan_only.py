@@ -52,7 +52,10 @@ def plan_task(options: RunOptions, out: Path | None = None) -> PlanOutcome:
         text = json.dumps(plan.plan.wire(), indent=2, ensure_ascii=False) + "\n"
         target.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"cannot write the plan to {target}: {exc.strerror or exc}") from None
+        raise UsageError(
+            f"cannot write the plan to {target} ({exc.strerror or exc}); "
+            f"it is also in {run_dir / 'plan.v1.json'}"
+        ) from None
     return PlanOutcome(plan, target, reason, message, run_dir)
 
 

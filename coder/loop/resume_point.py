@@ -67,6 +67,7 @@ class ResumePoint:
             awaiting_revision=saved.awaiting_revision,
             spent=spent.model_dump(),
             limits=rt.limits.__dict__,
+            left=rt.budget_left(),
         )
         taken = saved.model_copy(update={"resumed_by": rt.trace.run_id})
         try:

@@ -107,6 +107,8 @@ def run_task(options: RunOptions) -> RunOutcome:
     return RunOutcome(result, run_dir)
 
 
+PLANNED_MODES = ("contract", "plan")
+"""The modes that run a plan: the ones a plan can be given to, approved in, or revised in."""
 T = TypeVar("T")
 Drive = Callable[[Runtime, Workspace, str, RunOptions], T]
 """What happens in a run once it is set up: `coder run`'s modes, or `coder plan`'s plan only."""
@@ -174,9 +176,10 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
 def _given_plan(options: RunOptions, repo: Path) -> ValidPlan | None:
     """The --plan file's plan, and the flags that only make sense with a plan; UsageError."""
     planned = options.plan_file or options.approve or not options.revise
-    if planned and options.mode == "react":
+    if planned and options.mode not in PLANNED_MODES:
         raise UsageError(
-            "--plan, --approve and --no-revise need a mode with a plan (contract, plan)"
+            f"--plan, --approve and --no-revise need a mode with a plan "
+            f"({', '.join(PLANNED_MODES)}), not {options.mode}"
         )
     given = None
     if options.plan_file is not None:
