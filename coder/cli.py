@@ -1,12 +1,13 @@
 """Command-line entry points. Parsing and exit codes only; the work lives elsewhere.
 
 Exit codes: 0 success, 1 a run that ended without verifying, 2 bad input (one line, nothing
-changed), 130 interrupted.
+changed), 130 interrupted (Ctrl-C or SIGTERM; the message says which).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -15,9 +16,9 @@ from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
-from coder.exits import fail
+from coder.display import LastingConsole, detach_closed, markup_safe, plain
+from coder.exits import INTERRUPTED, fail
 
 if TYPE_CHECKING:
     from coder.loop.runner import RunOutcome
@@ -33,7 +34,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
+err = LastingConsole(stderr=True, soft_wrap=not sys.stderr.isatty())
+HELP_WIDTH_OFF_TERMINAL = 160
+"""--help piped or captured is laid out this wide instead of rich's 80 columns."""
 
 
 @app.command()
@@ -51,6 +54,14 @@ def run(
     timeout: Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")] = None,
     cmd_timeout: Annotated[
         float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")
+    ] = None,
+    max_reply_tokens: Annotated[
+        int | None,
+        typer.Option(min=1, help="Longest reply per model call (default: from the server)."),
+    ] = None,
+    context_tokens: Annotated[
+        int | None,
+        typer.Option(min=1, help="Most context per model call (default: from the server)."),
     ] = None,
     sandbox: Annotated[str | None, typer.Option(help="auto | bwrap | none")] = None,
     out: Annotated[
@@ -89,7 +100,7 @@ def run(
     _check_sandbox(sandbox)
     if no_revise and max_revisions is not None:
         fail("--no-revise and --max-revisions contradict each other; give one")
-    console = Console(stderr=json_out)
+    console = _log_console(json_out)
     printer = ProgressPrinter(console)
     options = RunOptions(
         repo=repo,
@@ -102,6 +113,8 @@ def run(
         timeout_s=timeout,
         cmd_timeout_s=cmd_timeout,
         max_tokens=max_tokens,
+        max_reply_tokens=max_reply_tokens,
+        context_tokens=context_tokens,
         sandbox=sandbox,
         out_dir=out,
         apply=apply,
@@ -144,14 +157,14 @@ def plan_command(
         str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")
     ] = None,
 ) -> None:
-    """Plan only: print the plan and write it to a file; nothing is changed."""
+    """Plan only: print the plan as a table and write it to a file; nothing is changed."""
     from coder.loop.plan_only import plan_task
     from coder.loop.runner import RunOptions
     from coder.plan_table import plan_table, plan_title
     from coder.progress import ProgressPrinter
 
     _check_sandbox(sandbox)
-    console = Console()
+    console = _log_console(False)
     options = RunOptions(
         repo=repo,
         task=task,
@@ -170,12 +183,13 @@ def plan_command(
     _sigterm_as_interrupt()
     outcome = _usage(lambda: plan_task(options, out))
     if outcome.plan is None or outcome.plan_file is None:
-        console.print(f"no plan: {escape(outcome.message)}", highlight=False)
-        raise typer.Exit(130 if outcome.stop_reason == "interrupted" else 1)
+        console.print(f"no plan: {markup_safe(outcome.message)}", highlight=False)
+        raise typer.Exit(INTERRUPTED if outcome.stop_reason == "interrupted" else 1)
     console.print(plan_table(outcome.plan, plan_title(outcome.plan)))
-    console.print(f"plan written to {outcome.plan_file}", highlight=False, soft_wrap=True)
+    file = markup_safe(outcome.plan_file)
+    console.print(f"plan written to {file}", highlight=False, soft_wrap=True)
     console.print(
-        f"review or edit it, then: coder run --plan {outcome.plan_file} --task ...",
+        f"review or edit it, then: coder run --plan {file} --task ...",
         highlight=False,
         soft_wrap=True,
     )
@@ -216,7 +230,7 @@ def resume(
     from coder.progress import ProgressPrinter
 
     _check_sandbox(sandbox)
-    console = Console(stderr=json_out)
+    console = _log_console(json_out)
     printer = ProgressPrinter(console)
     options = ResumeOptions(
         run_dir=run_dir,
@@ -239,28 +253,43 @@ def resume(
     _finish(_usage(lambda: resume_task(options)), console, json_out)
 
 
+def _log_console(json_out: bool) -> LastingConsole:
+    """Progress as a log, one event a line (on stderr when stdout carries the JSON)."""
+    stream = sys.stderr if json_out else sys.stdout
+    return LastingConsole(stderr=json_out, soft_wrap=not stream.isatty())
+
+
 def _finish(outcome: RunOutcome, console: Console, json_out: bool) -> NoReturn:
     """A run's last words and its exit status: 0 verified, 1 not, 130 interrupted."""
     result = outcome.result
-    if json_out:
-        print(result.model_dump_json(indent=2))
-    else:
-        console.print(f"run directory: {outcome.run_dir}", highlight=False)
+    try:
+        if json_out:
+            print(result.model_dump_json(indent=2))
+        else:
+            console.print(f"run directory: {markup_safe(outcome.run_dir)}", highlight=False)
+        if outcome.take:
+            console.print(markup_safe(outcome.take), highlight=False, soft_wrap=True)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        detach_closed()
     if result.stop_reason == "interrupted":
-        raise typer.Exit(130)
+        raise typer.Exit(INTERRUPTED)
     raise typer.Exit(0 if result.status == "verified" else 1)
 
 
 def _usage(work: Callable[[], T]) -> T:
-    """`work`, with bad input turned into its lines on stderr and exit 2."""
+    """`work`, with bad input turned into its lines on stderr and exit 2 (a plan file's
+    problems first, as `coder check-plan` prints them)."""
     from coder.loop.usage import UsageError
 
     try:
         return work()
     except UsageError as exc:
-        for line in exc.details:
-            err.print(escape(line), highlight=False, soft_wrap=True)
+        for line in _problem_lines(exc.details):
+            err.print(line, markup=False, highlight=False)
         fail(str(exc))
+    except KeyboardInterrupt:
+        fail("stopped before the run began; nothing was changed", INTERRUPTED)
 
 
 def _check_sandbox(sandbox: str | None) -> None:
@@ -276,7 +305,26 @@ def _reviewer(console: Console, printer: ProgressPrinter) -> TerminalReviewer | 
 
 
 def _warn(line: str) -> None:
-    err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
+    err.print(f"[yellow]warning:[/] {markup_safe(line)}", highlight=False)
+
+
+@app.command("apply")
+def apply_change(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run's directory.")],
+) -> None:
+    """Take a verified run's change into your working tree, with --apply's checks.
+
+    Exit 0 applied; 1 not applied (the reason is printed); 2 not a run directory."""
+    from coder.loop.apply import ApplyInputError, apply_run_dir
+
+    try:
+        outcome = apply_run_dir(run_dir)
+    except ApplyInputError as exc:
+        fail(str(exc))
+    Console(stderr=not outcome.applied).print(
+        markup_safe(outcome.line), highlight=False, soft_wrap=True
+    )
+    raise typer.Exit(0 if outcome.applied else 1)
 
 
 @app.command()
@@ -300,6 +348,23 @@ def schema(name: Annotated[str, typer.Argument(help="plan | script | result")] =
         fail(str(exc).strip("'\""))
 
 
+MAX_PROBLEMS_SHOWN = 50
+"""A plan with a million mistakes is told by its first fifty and a count of the rest."""
+
+
+def _clip_line(text: str, limit: int = 400) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def _problem_lines(problems: list[str]) -> list[str]:
+    """A plan's problems as a person reads them: the first fifty, each clipped and printable."""
+    lines = [_clip_line(plain(problem)) for problem in problems[:MAX_PROBLEMS_SHOWN]]
+    hidden = len(problems) - MAX_PROBLEMS_SHOWN
+    if hidden > 0:
+        lines.append(f"… and {hidden} more problem(s), {len(problems)} in all")
+    return lines
+
+
 @app.command("check-plan")
 def check_plan(file: Annotated[Path, typer.Argument(help="A plan JSON file.")]) -> None:
     """Validate a plan file: exit 0 valid (steps in order), 2 invalid (every problem)."""
@@ -307,15 +372,14 @@ def check_plan(file: Annotated[Path, typer.Argument(help="A plan JSON file.")]) 
 
     check = load_plan_file(file)
     if check.plan is None:
-        for problem in check.problems:
-            print(problem)
+        for line in _problem_lines([str(p) for p in check.problems]):
+            print(line)
         raise typer.Exit(2)
     for index, step_id in enumerate(check.plan.order, 1):
         step = check.plan.steps[step_id]
         kinds = ", ".join(i.kind for i in step.invariants) or "scope only"
-        print(
-            f"{index}. {step_id}: {', '.join(step.contract.intended_modification.files)} [{kinds}]"
-        )
+        files = ", ".join(step.contract.intended_modification.files)
+        print(_clip_line(plain(f"{index}. {step_id}: {files} [{kinds}]")))
 
 
 @app.command()
@@ -333,7 +397,7 @@ def compact(
         if not path.is_file():
             fail(f"{file}: no such file")
         text = path.read_bytes().decode("utf-8", errors="replace")
-    print(compact_command_text(text, budget))
+    print(plain(compact_command_text(text, budget)))
 
 
 @app.command()
@@ -376,15 +440,20 @@ def _mount_ci() -> None:
 
 def _terminal_ask(console: Console):  # type: ignore[no-untyped-def]
     def ask(question: str) -> str:
-        console.print(f"[bold]coder asks:[/] {question}", highlight=False)
+        console.print(f"[bold]coder asks:[/] {markup_safe(question)}", highlight=False)
         return input("> ")
 
     return ask
 
 
 def _sigterm_as_interrupt() -> None:
+    """SIGTERM ends a run the way Ctrl-C does (outputs written, worktree removed, exit 130),
+    and the message says it was SIGTERM."""
+
     def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+        from coder.loop.state import Terminated
+
+        raise Terminated
 
     signal.signal(signal.SIGTERM, handler)
 
@@ -392,7 +461,17 @@ def _sigterm_as_interrupt() -> None:
 _mount_ci()
 
 
+def _help_width() -> None:
+    """Rich lays help out 80 columns wide when stdout is no terminal, cutting it short."""
+    import typer.rich_utils
+
+    sized = os.environ.get("TERMINAL_WIDTH") or os.environ.get("COLUMNS")
+    if not sys.stdout.isatty() and not sized:
+        typer.rich_utils.MAX_WIDTH = HELP_WIDTH_OFF_TERMINAL
+
+
 def main() -> None:
+    _help_width()
     app()
 
 

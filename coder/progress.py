@@ -12,9 +12,9 @@ from typing import Any
 from rich.console import Console
 from rich.status import Status
 
+from coder.display import map_strings, markup_safe
 from coder.loop.baseline import ENVIRONMENT_FIX
 from coder.models.pricing import cost_usd
-from coder.show import escape_markup
 
 MARK = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "unverified": "[yellow]?[/]"}
 
@@ -46,7 +46,7 @@ class ProgressPrinter:
 
     def __call__(self, event: dict[str, Any]) -> None:
         kind = event["type"]
-        line = self._line(kind, escape_markup(event))
+        line = self._line(kind, map_strings(event, markup_safe))
         if line:
             self.console.print(line, highlight=False, soft_wrap=True)
         if self.live:
@@ -58,6 +58,12 @@ class ProgressPrinter:
                 " (your uncommitted changes are not included)" if e.get("user_tree_dirty") else ""
             )
             notes = "".join(f"\n  note: {note}" for note in e.get("notes", []))
+            limits = e.get("limits") or {}
+            if limits.get("token_source", "defaults") != "defaults":
+                notes += (
+                    f"\n  note: model calls hold {limits['context_tokens']:,} tokens of context "
+                    f"and {limits['max_reply_tokens']:,} of reply ({limits['token_source']})"
+                )
             self.model = str(e["model"])
             return (
                 f"[bold]coder[/] {e['mode']} run on {e['branch']} from {e['base_commit'][:10]}{dirty}; "

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from coder.bench.fixtures import MODES, FixtureError, load_fixtures
 from coder.bench.report import runs_table, summarize, summary_table
+from coder.display import markup_safe
 
 
 def bench_command(
@@ -29,7 +30,9 @@ def bench_command(
     unknown = [m for m in modes if m not in MODES]
     if unknown or not modes:
         console.print(
-            f"[red]error:[/] unknown mode(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MODES)}"
+            f"[red]error:[/] unknown mode(s) {markup_safe(', '.join(unknown) or '(none)')}; "
+            f"choose from {', '.join(MODES)}",
+            highlight=False,
         )
         return 2
     try:
@@ -37,7 +40,7 @@ def bench_command(
     except FixtureError as exc:
         console.print("[red]error:[/] broken fixtures:", highlight=False)
         for line in str(exc).splitlines():
-            console.print(f"  {line}", highlight=False)
+            console.print(f"  {markup_safe(line)}", highlight=False)
         return 2
     started = time.monotonic()
     total = len(fixtures) * len(modes)
@@ -58,7 +61,8 @@ def bench_command(
                 if row["shipped_broken"]
                 else ("resolved" if row["resolved"] else row["stop_reason"])
             )
-            progress.update(bar, advance=1, description=f"{row['fixture']}/{row['mode']}: {mark}")
+            where = markup_safe(f"{row['fixture']}/{row['mode']}: {mark}")
+            progress.update(bar, advance=1, description=where)
 
         rows = run_all(fixtures, modes, model, workers, done)
     summary = summarize(rows, modes)
@@ -70,5 +74,5 @@ def bench_command(
         json_file.write_text(
             json.dumps({"runs": rows, "summary": summary}, indent=2) + "\n", encoding="utf-8"
         )
-        console.print(f"wrote {json_file}")
+        console.print(f"wrote {markup_safe(json_file)}", highlight=False)
     return 0

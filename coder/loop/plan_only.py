@@ -14,9 +14,9 @@ from pathlib import Path
 
 from coder.loop.baseline import BaselineUnrunnable
 from coder.loop.planning import plan_phase
-from coder.loop.runner import RunOptions, open_run, prepare
+from coder.loop.runner import RunOptions, open_run, prepare, top_level
 from coder.loop.runtime import Runtime
-from coder.loop.state import RunStop
+from coder.loop.state import RunStop, Terminated
 from coder.loop.usage import UsageError
 from contracts.validation import ValidPlan
 from sandbox.workspace import Workspace, new_run_id
@@ -40,7 +40,7 @@ def plan_task(options: RunOptions, out: Path | None = None) -> PlanOutcome:
     if options.plan_file is not None or options.approve or options.resume is not None:
         raise UsageError("coder plan writes a plan; --plan, --approve and resume are for coder run")
     run_id = options.run_id or new_run_id()
-    target = (out or options.repo / PLANS_DIR / f"{run_id}.json").resolve()
+    target = (out or top_level(options.repo.resolve()) / PLANS_DIR / f"{run_id}.json").resolve()
     if target.is_dir():
         raise UsageError(f"--out {out} is a directory; give the plan file's path")
     options = replace(options, run_id=run_id, mode="contract", apply=False)
@@ -70,6 +70,8 @@ def _plan_only(
         reason, message = "completed", f"plan v1: {len(plan.order)} step(s), nothing changed"
     except RunStop as stop:
         reason, message = stop.reason, stop.message
+    except Terminated:
+        message = "terminated (SIGTERM)"
     except KeyboardInterrupt:
         pass
     except BaselineUnrunnable:

@@ -10,7 +10,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,9 +21,10 @@ from coder.config import (
     detect_test_cmd,
     load_repo_config,
 )
+from coder.loop.apply import apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
-from coder.loop.final_check import final_check, reusable_run
+from coder.loop.final_check import final_check, reusable_run, unchanged_check
 from coder.loop.given_plan import load_given_plan
 from coder.loop.journal import Journal
 from coder.loop.modes import MODES
@@ -31,19 +32,21 @@ from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
 from coder.loop.resume_point import ResumePoint
 from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
-from coder.loop.state import Limits, RunState, RunStop
+from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
 from coder.loop.usage import UsageError
-from coder.models.base import Model
+from coder.loop.windows import token_limits
+from coder.models.base import Model, ReportsWindow
 from coder.models.registry import ConfigError as ModelConfigError
-from coder.models.registry import default_model_spec, make_model
+from coder.models.registry import default_model_spec, hosted_api_note, make_model
+from coder.tools.textfile import printable
 from coder.tools.toolbox import ToolBox
 from contracts.result import FinalCheck, PullRequestRecord, RunResult
 from contracts.validation import ValidPlan
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
-from sandbox.gitcli import GitError, git
+from sandbox.gitcli import GitError, git_line
 from sandbox.policy import PathPolicy
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
 from summarizers.repomap import RepoMapCache, build_repo_map
@@ -72,6 +75,9 @@ class RunOptions:
     warn: Callable[[str], None] | None = None
     run_id: str | None = None
     context_tokens: int | None = None
+    """The most one model call's context may hold (default: from the server's window)."""
+    max_reply_tokens: int | None = None
+    """The longest reply one model call may write (default: from the server's window)."""
     keep_recent_turns: int | None = None
     always_protected: list[str] = field(default_factory=list)
     """Globs protected whatever the repository's config says (the PR bot protects .github/**)."""
@@ -98,13 +104,16 @@ class RunOptions:
 class RunOutcome:
     result: RunResult
     run_dir: Path
+    take: str | None = None
+    """One line on the change: applied, why it was not, or how to take it; None when the run
+    has no verified change to offer."""
 
 
 def run_task(options: RunOptions) -> RunOutcome:
-    result, run_dir = open_run(options, _drive)
-    if options.apply:
-        result = _apply(options.repo.resolve(), result, run_dir)
-    return RunOutcome(result, run_dir)
+    (rt, workspace, result), run_dir = open_run(options, _drive)
+    if rt.state.replies == 0 and workspace.owns_branch:
+        _drop_branch(workspace, result, run_dir)
+    return RunOutcome(result, run_dir, _take(workspace.repo, result, run_dir, options.apply))
 
 
 PLANNED_MODES = ("contract", "plan")
@@ -121,14 +130,15 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         raise UsageError(f"unknown mode {options.mode!r}; choose one of {', '.join(MODES)}")
     if not options.task.strip():
         raise UsageError("the task is empty; pass --task TEXT")
-    repo = options.repo.resolve()
+    options = replace(options, task=printable(options.task))  # argv may hold undecodable bytes
+    repo = top_level(options.repo.resolve())
     try:
         config = load_repo_config(repo) if repo.is_dir() else None
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     given = _given_plan(options, repo)
     model_spec, model = _model(options, config.model if config else None)
-    limits = _limits(options, config)
+    limits = _limits(options, config, model)
     run_id = options.run_id or new_run_id()
     run_dir = (options.out_dir or repo / ".coder" / "runs" / run_id).resolve()
     fresh = _first_missing(run_dir)
@@ -193,6 +203,14 @@ def _given_plan(options: RunOptions, repo: Path) -> ValidPlan | None:
     return given
 
 
+def top_level(path: Path) -> Path:
+    """`--repo` may name a subdirectory; the run, its config and `.coder/` belong to the top."""
+    try:
+        return Path(git_line(["rev-parse", "--show-toplevel"], path)).resolve()
+    except (GitError, OSError):
+        return path  # not a repository: Workspace.create says so in one line
+
+
 def _runtime(
     options: RunOptions,
     config: RepoConfig | None,
@@ -250,7 +268,9 @@ def _runtime(
     )
 
 
-def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptions) -> RunResult:
+def _drive(
+    rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptions
+) -> tuple[Runtime, Workspace, RunResult]:
     """Run the mode and judge it; every way of ending writes the same complete outputs, except
     a test command that cannot run at all: then the run never began and writes nothing."""
     reason, message, final = "interrupted", "interrupted", None
@@ -266,6 +286,8 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
             reason, message = "final_check_failed", final.detail.splitlines()[0]
     except RunStop as stop:
         reason, message = stop.reason, stop.message
+    except Terminated:
+        reason, message = "interrupted", "terminated (SIGTERM)"
     except KeyboardInterrupt:
         reason, message = "interrupted", "interrupted by the user"
     except BaselineUnrunnable:
@@ -293,7 +315,7 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
                 wall_s=result.wall_s,
             )
         rt.trace.close()
-    return result
+    return rt, workspace, result
 
 
 def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Baseline:
@@ -313,7 +335,7 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
 
 def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
     reuse = reusable_run(rt.root, rt.state.full_run, rt.test_cmd)
-    final = _timed(
+    final = unchanged_check(rt.checkpoints, rt.base_commit) or _timed(
         rt, lambda: final_check(rt.sandbox, rt.root, base, rt.limits.cmd_timeout_s, reuse)
     )
     rt.trace.emit(
@@ -359,6 +381,8 @@ def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:
         model = make_model(spec, base_url=options.base_url)
     except (ModelConfigError, ConfigError) as exc:
         raise UsageError(str(exc)) from None
+    if options.warn and (note := hosted_api_note(model, options.base_url, os.environ)):
+        options.warn(note)
     if options.record:
         from coder.models.recording import RecordingModel
 
@@ -366,7 +390,7 @@ def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:
     return spec, model
 
 
-def _limits(options: RunOptions, config: Any) -> Limits:
+def _limits(options: RunOptions, config: Any, model: Model) -> Limits:
     base = Limits()
 
     def pick(flag: Any, key: str, default: Any) -> Any:
@@ -375,15 +399,35 @@ def _limits(options: RunOptions, config: Any) -> Limits:
         value = getattr(config, key, None) if config else None
         return value if value is not None else default
 
+    reply = pick(options.max_reply_tokens, "max_reply_tokens", None)
+    context = pick(options.context_tokens, "context_tokens", None)
+    window = None
+    if (reply is None or context is None) and isinstance(model, ReportsWindow):
+        window = model.context_window()
+    tokens = token_limits(window, reply=reply, context=context)
+    if window and options.warn and tokens.reply + tokens.context > window.tokens:
+        options.warn(
+            f"a {tokens.context}-token context plus a {tokens.reply}-token reply exceed the "
+            f"{window.tokens}-token window ({window.source}); the server may refuse requests"
+        )
     return Limits(
         max_turns=pick(options.max_turns, "max_turns", base.max_turns),
         max_revisions=pick(options.max_revisions, "max_revisions", base.max_revisions),
         timeout_s=options.timeout_s or base.timeout_s,
         cmd_timeout_s=pick(options.cmd_timeout_s, "cmd_timeout", base.cmd_timeout_s),
         max_tokens=options.max_tokens or base.max_tokens,
-        context_tokens=options.context_tokens or base.context_tokens,
+        context_tokens=tokens.context,
+        max_reply_tokens=tokens.reply,
+        token_source=tokens.source,
         keep_recent_turns=options.keep_recent_turns or base.keep_recent_turns,
     )
+
+
+def _drop_branch(workspace: Workspace, result: RunResult, run_dir: Path) -> None:
+    """A run that never got a reply from the model did nothing: leave no branch behind."""
+    workspace.delete_branch()
+    result.message += f" (branch {result.branch} removed: the model was never reached)"
+    save_result(run_dir, result)
 
 
 def _completed_message(rt: Runtime) -> str:
@@ -398,23 +442,12 @@ def _completed_message(rt: Runtime) -> str:
     )
 
 
-def _apply(repo: Path, result: RunResult, run_dir: Path) -> RunResult:
-    """Apply the verified patch to the user's tree, only when it is clean and the patch applies."""
-    if result.status != "verified" or not result.patch.strip():
-        result.message += "; not applied (the run did not verify a change)"
-        return result
-    dirty = git(["status", "--porcelain", "--untracked-files=no"], repo, check=False)
-    if dirty.strip():
-        result.message += f"; not applied: your working tree has uncommitted changes (branch {result.branch} holds the change)"
-        return result
-    patch = str(run_dir / "final.patch")
-    try:
-        git(["apply", "--check", patch], repo)
-        git(["apply", patch], repo)
-    except GitError as exc:
-        result.message += f"; not applied: the patch does not apply cleanly ({str(exc)[:200]})"
-        return result
-    result.applied = True
-    result.message += "; applied to your working tree"
-    save_result(run_dir, result)
-    return result
+def _take(repo: Path, result: RunResult, run_dir: Path, apply: bool) -> str | None:
+    """Apply when asked; either way, the line that tells the person where the change went."""
+    if not apply:
+        return take_hint(result, run_dir) if result.status == "verified" else None
+    outcome = apply_run(repo, result, run_dir)
+    if not outcome.applied:
+        result.message += f"; not applied: {outcome.reason}"
+        save_result(run_dir, result)
+    return outcome.line
