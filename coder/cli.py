@@ -35,6 +35,22 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 err = LastingConsole(stderr=True, soft_wrap=not sys.stderr.isatty())
+# Options more than one command takes.
+ModelSpec = Annotated[str | None, typer.Option(help="anthropic:ID, openai:ID or script:PATH.")]
+TestCmd = Annotated[str | None, typer.Option(help="The repository's test command.")]
+MaxRevisions = Annotated[
+    int | None, typer.Option(min=0, help="Revisions the planner may make after failed steps.")
+]
+MaxTurns = Annotated[int | None, typer.Option(min=1, help="Model calls the run may make.")]
+MaxTokens = Annotated[int | None, typer.Option(min=1, help="Token budget for the run.")]
+Timeout = Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")]
+CmdTimeout = Annotated[float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")]
+SandboxMode = Annotated[str | None, typer.Option(help="auto | bwrap | none")]
+JsonOut = Annotated[bool, typer.Option("--json", help="Print result.json on stdout.")]
+AllowUnverified = Annotated[
+    bool, typer.Option(help="Keep invariants no rule compiles as advisory.")
+]
+BaseUrl = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
 HELP_WIDTH_OFF_TERMINAL = 160
 """--help piped or captured is laid out this wide instead of rich's 80 columns."""
 
@@ -43,18 +59,14 @@ HELP_WIDTH_OFF_TERMINAL = 160
 def run(
     task: Annotated[str, typer.Option(help="What to do, in plain words.")],
     repo: Annotated[Path, typer.Option(help="The git repository to work on.")] = Path("."),
-    model: Annotated[
-        str | None, typer.Option(help="anthropic:ID, openai:ID or script:PATH.")
-    ] = None,
+    model: ModelSpec = None,
     mode: Annotated[str, typer.Option(help="contract | react | plan")] = "contract",
-    test_cmd: Annotated[str | None, typer.Option(help="The repository's test command.")] = None,
-    max_revisions: Annotated[int | None, typer.Option(min=0)] = None,
-    max_turns: Annotated[int | None, typer.Option(min=1)] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=1, help="Token budget for the run.")] = None,
-    timeout: Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")] = None,
-    cmd_timeout: Annotated[
-        float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")
-    ] = None,
+    test_cmd: TestCmd = None,
+    max_revisions: MaxRevisions = None,
+    max_turns: MaxTurns = None,
+    max_tokens: MaxTokens = None,
+    timeout: Timeout = None,
+    cmd_timeout: CmdTimeout = None,
     max_reply_tokens: Annotated[
         int | None,
         typer.Option(min=1, help="Longest reply per model call (default: from the server)."),
@@ -63,20 +75,16 @@ def run(
         int | None,
         typer.Option(min=1, help="Most context per model call (default: from the server)."),
     ] = None,
-    sandbox: Annotated[str | None, typer.Option(help="auto | bwrap | none")] = None,
+    sandbox: SandboxMode = None,
     out: Annotated[
         Path | None, typer.Option(help="Run directory (default <repo>/.coder/runs/<id>).")
     ] = None,
     apply: Annotated[
         bool, typer.Option(help="Apply a verified patch to a clean working tree.")
     ] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print result.json on stdout.")] = False,
-    allow_unverified: Annotated[
-        bool, typer.Option(help="Keep invariants no rule compiles as advisory.")
-    ] = False,
-    base_url: Annotated[
-        str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")
-    ] = None,
+    json_out: JsonOut = False,
+    allow_unverified: AllowUnverified = False,
+    base_url: BaseUrl = None,
     record: Annotated[
         Path | None, typer.Option(help="Write the model's replies as a replayable script.")
     ] = None,
@@ -137,25 +145,17 @@ def run(
 def plan_command(
     task: Annotated[str, typer.Option(help="What to do, in plain words.")],
     repo: Annotated[Path, typer.Option(help="The git repository to plan for.")] = Path("."),
-    model: Annotated[
-        str | None, typer.Option(help="anthropic:ID, openai:ID or script:PATH.")
-    ] = None,
+    model: ModelSpec = None,
     out: Annotated[
         Path | None, typer.Option(help="The plan file (default <repo>/.coder/plans/<id>.json).")
     ] = None,
-    test_cmd: Annotated[str | None, typer.Option(help="The repository's test command.")] = None,
-    max_turns: Annotated[int | None, typer.Option(min=1)] = None,
-    timeout: Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")] = None,
-    cmd_timeout: Annotated[
-        float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")
-    ] = None,
-    sandbox: Annotated[str | None, typer.Option(help="auto | bwrap | none")] = None,
-    allow_unverified: Annotated[
-        bool, typer.Option(help="Keep invariants no rule compiles as advisory.")
-    ] = False,
-    base_url: Annotated[
-        str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")
-    ] = None,
+    test_cmd: TestCmd = None,
+    max_turns: MaxTurns = None,
+    timeout: Timeout = None,
+    cmd_timeout: CmdTimeout = None,
+    sandbox: SandboxMode = None,
+    allow_unverified: AllowUnverified = False,
+    base_url: BaseUrl = None,
 ) -> None:
     """Plan only: print the plan as a table and write it to a file; nothing is changed."""
     from coder.loop.plan_only import plan_task
@@ -198,34 +198,28 @@ def plan_command(
 @app.command()
 def resume(
     run_dir: Annotated[Path, typer.Argument(help="The run directory of the run to continue.")],
-    model: Annotated[
-        str | None,
-        typer.Option(help="anthropic:ID, openai:ID or script:PATH (default: the run's)."),
-    ] = None,
+    model: ModelSpec = None,
     repo: Annotated[
         Path | None, typer.Option(help="Where the run's repository is now, if it moved.")
     ] = None,
-    max_turns: Annotated[int | None, typer.Option(min=1, help="Raise the turn budget.")] = None,
-    max_revisions: Annotated[
-        int | None, typer.Option(min=0, help="Raise the revision budget.")
-    ] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=1, help="Raise the token budget.")] = None,
-    timeout: Annotated[
-        float | None, typer.Option(min=1, help="Raise the wall-clock limit, seconds.")
-    ] = None,
-    sandbox: Annotated[str | None, typer.Option(help="auto | bwrap | none")] = None,
+    max_turns: MaxTurns = None,
+    max_revisions: MaxRevisions = None,
+    max_tokens: MaxTokens = None,
+    timeout: Timeout = None,
+    sandbox: SandboxMode = None,
     out: Annotated[
         Path | None, typer.Option(help="Run directory (default <repo>/.coder/runs/<id>).")
     ] = None,
     approve: Annotated[
         bool, typer.Option(help="Show every new plan version and ask before it runs.")
     ] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print result.json on stdout.")] = False,
-    base_url: Annotated[
-        str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")
-    ] = None,
+    json_out: JsonOut = False,
+    base_url: BaseUrl = None,
 ) -> None:
-    """Continue a run that was interrupted, timed out or ran out of budget."""
+    """Continue a run that was interrupted, timed out or ran out of budget.
+
+    Its budgets count what it spent; --max-turns, --max-tokens, --timeout and --max-revisions
+    raise them (a spent one must be raised). --model picks another model (default: the run's)."""
     from coder.loop.resume import ResumeOptions, resume_task
     from coder.progress import ProgressPrinter
 

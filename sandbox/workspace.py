@@ -58,31 +58,22 @@ class Workspace:
 
     @classmethod
     def create(cls, repo: Path, run_id: str) -> Workspace:
-        if not _RUN_ID.fullmatch(run_id):
-            raise WorkspaceError(f"invalid run id {run_id!r}: use letters, digits, '.', '_', '-'")
+        _check_run_id(run_id)
         top, common = _locate(Path(repo))
         base, branch_name = _base(top)
-        ensure_excluded(common)
-        _prune(top, common)
-        dirty = bool(git(["--no-optional-locks", "status", "--porcelain", "-z", "-unormal"], top))
+        dirty = _enter(top, common)
         branch = BRANCH_PREFIX + run_id
         if git_ok(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], top):
             raise WorkspaceError(f"branch {branch} already exists; use another run id")
-        path = common / WORKTREES_DIR / run_id
-        if path.exists():
-            raise WorkspaceError(f"{path} already exists; use another run id")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        owner = _owner_file(path)
-        _write_owner(owner, run_id)
-        try:
-            git([*_CHECKOUT, "worktree", "add", "-q", "-b", branch, str(path), base], top)
-        except BaseException as error:  # Ctrl-C included: leave nothing half made
-            _remove_worktree(top, path)
-            git(["branch", "-q", "-D", branch], top, check=False)
-            owner.unlink(missing_ok=True)
-            if isinstance(error, GitError):
-                raise WorkspaceError(f"could not create the worktree: {error}") from None
-            raise
+        path = _add_worktree(
+            top,
+            common,
+            run_id,
+            ["-b", branch],
+            [base],
+            made=branch,
+            failure="could not create the worktree",
+        )
         notes = []
         if branch_name is None:
             notes.append(f"HEAD is detached; the run starts from commit {base[:12]}")
@@ -105,28 +96,14 @@ class Workspace:
     def reopen(cls, repo: Path, run_id: str, branch: str, base_commit: str) -> Workspace:
         """A worktree for run `run_id` on an existing run branch, at the branch's commit: a
         resumed run goes on where the run it resumes stopped."""
-        if not _RUN_ID.fullmatch(run_id):
-            raise WorkspaceError(f"invalid run id {run_id!r}: use letters, digits, '.', '_', '-'")
+        _check_run_id(run_id)
         top, common = _locate(Path(repo))
         if not git_ok(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], top):
             raise WorkspaceError(f"branch {branch} does not exist in {top}")
-        ensure_excluded(common)
-        _prune(top, common)
-        dirty = bool(git(["--no-optional-locks", "status", "--porcelain", "-z", "-unormal"], top))
-        path = common / WORKTREES_DIR / run_id
-        if path.exists():
-            raise WorkspaceError(f"{path} already exists; use another run id")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        owner = _owner_file(path)
-        _write_owner(owner, run_id)
-        try:
-            git([*_CHECKOUT, "worktree", "add", "-q", str(path), branch], top)
-        except BaseException as error:
-            _remove_worktree(top, path)
-            owner.unlink(missing_ok=True)
-            if isinstance(error, GitError):
-                raise WorkspaceError(f"could not check out {branch}: {error}") from None
-            raise
+        dirty = _enter(top, common)
+        path = _add_worktree(
+            top, common, run_id, [], [branch], made=None, failure=f"could not check out {branch}"
+        )
         return cls(
             repo=top,
             path=path,
@@ -209,6 +186,49 @@ def ensure_excluded(common_dir: Path) -> None:
     separator = "" if not text or text.endswith("\n") else "\n"
     with exclude.open("a") as handle:
         handle.write(f"{separator}{EXCLUDE_LINE}\n")
+
+
+def _check_run_id(run_id: str) -> None:
+    if not _RUN_ID.fullmatch(run_id):
+        raise WorkspaceError(f"invalid run id {run_id!r}: use letters, digits, '.', '_', '-'")
+
+
+def _enter(top: Path, common: Path) -> bool:
+    """Ready the repository for another worktree; whether the user's tree is dirty."""
+    ensure_excluded(common)
+    _prune(top, common)
+    return bool(git(["--no-optional-locks", "status", "--porcelain", "-z", "-unormal"], top))
+
+
+def _add_worktree(
+    top: Path,
+    common: Path,
+    run_id: str,
+    before: list[str],
+    after: list[str],
+    *,
+    made: str | None,
+    failure: str,
+) -> Path:
+    """`git worktree add BEFORE <path> AFTER` for run `run_id`, owner file first; on any
+    failure (Ctrl-C included) nothing half made is left, not even a branch it made."""
+    path = common / WORKTREES_DIR / run_id
+    if path.exists():
+        raise WorkspaceError(f"{path} already exists; use another run id")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    owner = _owner_file(path)
+    _write_owner(owner, run_id)
+    try:
+        git([*_CHECKOUT, "worktree", "add", "-q", *before, str(path), *after], top)
+    except BaseException as error:
+        _remove_worktree(top, path)
+        if made is not None:
+            git(["branch", "-q", "-D", made], top, check=False)
+        owner.unlink(missing_ok=True)
+        if isinstance(error, GitError):
+            raise WorkspaceError(f"{failure}: {error}") from None
+        raise
+    return path
 
 
 def _locate(repo: Path) -> tuple[Path, Path]:
