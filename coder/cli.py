@@ -10,8 +10,9 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -20,7 +21,12 @@ from coder.display import LastingConsole, detach_closed, markup_safe, plain
 from coder.exits import INTERRUPTED, fail
 
 if TYPE_CHECKING:
+    from coder.loop.runner import RunOutcome
+    from coder.progress import ProgressPrinter
+    from coder.terminal_review import TerminalReviewer
     from sandbox.limits import Limits
+
+T = TypeVar("T")
 
 app = typer.Typer(
     name="coder",
@@ -30,6 +36,22 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 err = LastingConsole(stderr=True, soft_wrap=not sys.stderr.isatty())
+# Options more than one command takes.
+ModelSpec = Annotated[str | None, typer.Option(help="anthropic:ID, openai:ID or script:PATH.")]
+TestCmd = Annotated[str | None, typer.Option(help="The repository's test command.")]
+MaxRevisions = Annotated[
+    int | None, typer.Option(min=0, help="Revisions the planner may make after failed steps.")
+]
+MaxTurns = Annotated[int | None, typer.Option(min=1, help="Model calls the run may make.")]
+MaxTokens = Annotated[int | None, typer.Option(min=1, help="Token budget for the run.")]
+Timeout = Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")]
+CmdTimeout = Annotated[float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")]
+SandboxMode = Annotated[str | None, typer.Option(help="auto | bwrap | none")]
+JsonOut = Annotated[bool, typer.Option("--json", help="Print result.json on stdout.")]
+AllowUnverified = Annotated[
+    bool, typer.Option(help="Keep invariants no rule compiles as advisory.")
+]
+BaseUrl = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
 HELP_WIDTH_OFF_TERMINAL = 160
 """--help piped or captured is laid out this wide instead of rich's 80 columns."""
 
@@ -38,18 +60,14 @@ HELP_WIDTH_OFF_TERMINAL = 160
 def run(
     task: Annotated[str, typer.Option(help="What to do, in plain words.")],
     repo: Annotated[Path, typer.Option(help="The git repository to work on.")] = Path("."),
-    model: Annotated[
-        str | None, typer.Option(help="anthropic:ID, openai:ID or script:PATH.")
-    ] = None,
+    model: ModelSpec = None,
     mode: Annotated[str, typer.Option(help="contract | react | plan | reflect")] = "contract",
-    test_cmd: Annotated[str | None, typer.Option(help="The repository's test command.")] = None,
-    max_revisions: Annotated[int | None, typer.Option(min=0)] = None,
-    max_turns: Annotated[int | None, typer.Option(min=1)] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=1, help="Token budget for the run.")] = None,
-    timeout: Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")] = None,
-    cmd_timeout: Annotated[
-        float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")
-    ] = None,
+    test_cmd: TestCmd = None,
+    max_revisions: MaxRevisions = None,
+    max_turns: MaxTurns = None,
+    max_tokens: MaxTokens = None,
+    timeout: Timeout = None,
+    cmd_timeout: CmdTimeout = None,
     max_reply_tokens: Annotated[
         int | None,
         typer.Option(min=1, help="Longest reply per model call (default: from the server)."),
@@ -58,20 +76,16 @@ def run(
         int | None,
         typer.Option(min=1, help="Most context per model call (default: from the server)."),
     ] = None,
-    sandbox: Annotated[str | None, typer.Option(help="auto | bwrap | none")] = None,
+    sandbox: SandboxMode = None,
     out: Annotated[
         Path | None, typer.Option(help="Run directory (default <repo>/.coder/runs/<id>).")
     ] = None,
     apply: Annotated[
         bool, typer.Option(help="Apply a verified patch to a clean working tree.")
     ] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print result.json on stdout.")] = False,
-    allow_unverified: Annotated[
-        bool, typer.Option(help="Keep invariants no rule compiles as advisory.")
-    ] = False,
-    base_url: Annotated[
-        str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")
-    ] = None,
+    json_out: JsonOut = False,
+    allow_unverified: AllowUnverified = False,
+    base_url: BaseUrl = None,
     record: Annotated[
         Path | None, typer.Option(help="Write the model's replies as a replayable script.")
     ] = None,
@@ -90,18 +104,29 @@ def run(
             min=1, help="Context tokens of a phase past which old tool outputs are masked."
         ),
     ] = None,
+    plan: Annotated[
+        Path | None,
+        typer.Option(
+            "--plan", help="Run this plan (JSON, as `coder plan` writes) instead of planning."
+        ),
+    ] = None,
+    no_revise: Annotated[
+        bool, typer.Option("--no-revise", help="A step that fails verification ends the run.")
+    ] = False,
+    approve: Annotated[
+        bool, typer.Option(help="Show every plan version and ask before it runs.")
+    ] = False,
 ) -> None:
     """Run the agent on a repository."""
-    from coder.loop.runner import RunOptions, UsageError, run_task
+    from coder.loop.runner import RunOptions, run_task
     from coder.progress import ProgressPrinter
 
-    if sandbox not in (None, "auto", "bwrap", "none"):
-        fail(f"--sandbox must be auto, bwrap or none, not {sandbox!r}")
+    _check_sandbox(sandbox)
+    if no_revise and max_revisions is not None:
+        fail("--no-revise and --max-revisions contradict each other; give one")
     command_limits = _command_limits(max_memory, max_file_size, max_growth)
-    stream = sys.stderr if json_out else sys.stdout
-    console = LastingConsole(
-        stderr=json_out, soft_wrap=not stream.isatty()
-    )  # a log: one event a line
+    console = _log_console(json_out)
+    printer = ProgressPrinter(console)
     options = RunOptions(
         repo=repo,
         task=task,
@@ -124,16 +149,131 @@ def run(
         command_limits=command_limits,
         mask_threshold=mask_threshold,
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,
-        listeners=[ProgressPrinter(console)],
-        warn=lambda line: err.print(f"[yellow]warning:[/] {markup_safe(line)}", highlight=False),
+        listeners=[printer],
+        warn=_warn,
+        plan_file=plan,
+        revise=not no_revise,
+        approve=approve,
+        reviewer=_reviewer(console, printer),
     )
     _sigterm_as_interrupt()
-    try:
-        outcome = run_task(options)
-    except UsageError as exc:
-        fail(str(exc))
-    except KeyboardInterrupt:
-        fail("stopped before the run began; nothing was changed", INTERRUPTED)
+    _finish(_usage(lambda: run_task(options)), console, json_out)
+
+
+@app.command("plan")
+def plan_command(
+    task: Annotated[str, typer.Option(help="What to do, in plain words.")],
+    repo: Annotated[Path, typer.Option(help="The git repository to plan for.")] = Path("."),
+    model: ModelSpec = None,
+    out: Annotated[
+        Path | None, typer.Option(help="The plan file (default <repo>/.coder/plans/<id>.json).")
+    ] = None,
+    test_cmd: TestCmd = None,
+    max_turns: MaxTurns = None,
+    timeout: Timeout = None,
+    cmd_timeout: CmdTimeout = None,
+    sandbox: SandboxMode = None,
+    allow_unverified: AllowUnverified = False,
+    base_url: BaseUrl = None,
+) -> None:
+    """Plan only: print the plan as a table and write it to a file; nothing is changed."""
+    from coder.loop.plan_only import plan_task
+    from coder.loop.runner import RunOptions
+    from coder.plan_table import plan_table, plan_title
+    from coder.progress import ProgressPrinter
+
+    _check_sandbox(sandbox)
+    console = _log_console(False)
+    options = RunOptions(
+        repo=repo,
+        task=task,
+        model=model,
+        test_cmd=test_cmd,
+        max_turns=max_turns,
+        timeout_s=timeout,
+        cmd_timeout_s=cmd_timeout,
+        sandbox=sandbox,
+        allow_unverified=allow_unverified,
+        base_url=base_url,
+        ask=_terminal_ask(console) if sys.stdin.isatty() else None,
+        listeners=[ProgressPrinter(console)],
+        warn=_warn,
+    )
+    _sigterm_as_interrupt()
+    outcome = _usage(lambda: plan_task(options, out))
+    if outcome.plan is None or outcome.plan_file is None:
+        console.print(f"no plan: {markup_safe(outcome.message)}", highlight=False)
+        raise typer.Exit(INTERRUPTED if outcome.stop_reason == "interrupted" else 1)
+    console.print(plan_table(outcome.plan, plan_title(outcome.plan)))
+    file = markup_safe(outcome.plan_file)
+    console.print(f"plan written to {file}", highlight=False, soft_wrap=True)
+    console.print(
+        f"review or edit it, then: coder run --plan {file} --task ...",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+@app.command()
+def resume(
+    run_dir: Annotated[Path, typer.Argument(help="The run directory of the run to continue.")],
+    model: ModelSpec = None,
+    repo: Annotated[
+        Path | None, typer.Option(help="Where the run's repository is now, if it moved.")
+    ] = None,
+    max_turns: MaxTurns = None,
+    max_revisions: MaxRevisions = None,
+    max_tokens: MaxTokens = None,
+    timeout: Timeout = None,
+    sandbox: SandboxMode = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Run directory (default <repo>/.coder/runs/<id>).")
+    ] = None,
+    approve: Annotated[
+        bool, typer.Option(help="Show every new plan version and ask before it runs.")
+    ] = False,
+    json_out: JsonOut = False,
+    base_url: BaseUrl = None,
+) -> None:
+    """Continue a run that was interrupted, timed out or ran out of budget.
+
+    Its budgets count what it spent; --max-turns, --max-tokens, --timeout and --max-revisions
+    raise them (a spent one must be raised). --model picks another model (default: the run's)."""
+    from coder.loop.resume import ResumeOptions, resume_task
+    from coder.progress import ProgressPrinter
+
+    _check_sandbox(sandbox)
+    console = _log_console(json_out)
+    printer = ProgressPrinter(console)
+    options = ResumeOptions(
+        run_dir=run_dir,
+        model=model,
+        base_url=base_url,
+        repo=repo,
+        max_turns=max_turns,
+        max_revisions=max_revisions,
+        max_tokens=max_tokens,
+        timeout_s=timeout,
+        sandbox=sandbox,
+        out_dir=out,
+        approve=approve,
+        reviewer=_reviewer(console, printer),
+        ask=_terminal_ask(console) if sys.stdin.isatty() else None,
+        listeners=[printer],
+        warn=_warn,
+    )
+    _sigterm_as_interrupt()
+    _finish(_usage(lambda: resume_task(options)), console, json_out)
+
+
+def _log_console(json_out: bool) -> LastingConsole:
+    """Progress as a log, one event a line (on stderr when stdout carries the JSON)."""
+    stream = sys.stderr if json_out else sys.stdout
+    return LastingConsole(stderr=json_out, soft_wrap=not stream.isatty())
+
+
+def _finish(outcome: RunOutcome, console: Console, json_out: bool) -> NoReturn:
+    """A run's last words and its exit status: 0 verified, 1 not, 130 interrupted."""
     result = outcome.result
     try:
         if json_out:
@@ -148,6 +288,37 @@ def run(
     if result.stop_reason == "interrupted":
         raise typer.Exit(INTERRUPTED)
     raise typer.Exit(0 if result.status == "verified" else 1)
+
+
+def _usage(work: Callable[[], T]) -> T:
+    """`work`, with bad input turned into its lines on stderr and exit 2 (a plan file's
+    problems first, as `coder check-plan` prints them)."""
+    from coder.loop.usage import UsageError
+
+    try:
+        return work()
+    except UsageError as exc:
+        for line in _problem_lines(exc.details):
+            err.print(line, markup=False, highlight=False)
+        fail(str(exc))
+    except KeyboardInterrupt:
+        fail("stopped before the run began; nothing was changed", INTERRUPTED)
+
+
+def _check_sandbox(sandbox: str | None) -> None:
+    if sandbox not in (None, "auto", "bwrap", "none"):
+        fail(f"--sandbox must be auto, bwrap or none, not {sandbox!r}")
+
+
+def _reviewer(console: Console, printer: ProgressPrinter) -> TerminalReviewer | None:
+    """The person who approves plans under --approve, when there is a terminal to ask on."""
+    from coder.terminal_review import TerminalReviewer
+
+    return TerminalReviewer(console, printer.paused) if sys.stdin.isatty() else None
+
+
+def _warn(line: str) -> None:
+    err.print(f"[yellow]warning:[/] {markup_safe(line)}", highlight=False)
 
 
 @app.command("apply")
@@ -198,6 +369,15 @@ def _clip_line(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
 
 
+def _problem_lines(problems: list[str]) -> list[str]:
+    """A plan's problems as a person reads them: the first fifty, each clipped and printable."""
+    lines = [_clip_line(plain(problem)) for problem in problems[:MAX_PROBLEMS_SHOWN]]
+    hidden = len(problems) - MAX_PROBLEMS_SHOWN
+    if hidden > 0:
+        lines.append(f"… and {hidden} more problem(s), {len(problems)} in all")
+    return lines
+
+
 @app.command("check-plan")
 def check_plan(file: Annotated[Path, typer.Argument(help="A plan JSON file.")]) -> None:
     """Validate a plan file: exit 0 valid (steps in order), 2 invalid (every problem)."""
@@ -205,11 +385,8 @@ def check_plan(file: Annotated[Path, typer.Argument(help="A plan JSON file.")]) 
 
     check = load_plan_file(file)
     if check.plan is None:
-        for problem in check.problems[:MAX_PROBLEMS_SHOWN]:
-            print(_clip_line(plain(str(problem))))
-        hidden = len(check.problems) - MAX_PROBLEMS_SHOWN
-        if hidden > 0:
-            print(f"… and {hidden} more problem(s), {len(check.problems)} in all")
+        for line in _problem_lines([str(p) for p in check.problems]):
+            print(line)
         raise typer.Exit(2)
     for index, step_id in enumerate(check.plan.order, 1):
         step = check.plan.steps[step_id]

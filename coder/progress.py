@@ -5,6 +5,8 @@ Fed by trace events, so what a person sees is exactly what the trace records.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
@@ -29,6 +31,18 @@ class ProgressPrinter:
         self.model = ""
         self.steps: list[str] = []
         self.phase = "starting"
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """The live status line held still while a person reads and types (--approve)."""
+        if self.live is None:
+            yield
+            return
+        self.live.stop()
+        try:
+            yield
+        finally:
+            self.live.start()
 
     def __call__(self, event: dict[str, Any]) -> None:
         kind = event["type"]
@@ -63,9 +77,25 @@ class ProgressPrinter:
             self.tokens = self.tokens_in + self.tokens_out
             self.phase = str(e.get("phase", self.phase))
             return None
-        if kind == "plan_submitted":
+        if kind in ("plan_submitted", "plan_edited"):
             self.steps = list(e["steps"])
-            return f"plan v{e['version']}: {len(self.steps)} step(s): {', '.join(self.steps)}"
+            by = " (yours)" if e.get("source") == "user" else ""
+            return f"plan v{e['version']}{by}: {len(self.steps)} step(s): {', '.join(self.steps)}"
+        if kind == "plan_approved":
+            return f"plan v{e['version']} approved" + (
+                " (given with --plan)" if e.get("by") == "plan_file" else ""
+            )
+        if kind == "plan_declined":
+            return f"[yellow]plan v{e['version']} declined[/]"
+        if kind == "run_resumed":
+            self.steps = list(e["steps"])
+            verified = ", ".join(e["verified"]) or "none"
+            again = f"; {e['in_progress']} starts again" if e.get("in_progress") else ""
+            plan = f"plan v{e['plan_version']}" if e.get("plan_version") else "no plan yet"
+            return (
+                f"resuming run {e['from_run']} ({e['stopped']}): {plan}, "
+                f"verified: {verified}{again}; budget left: {e['left']}"
+            )
         if kind == "plan_rejected":
             return f"[yellow]plan rejected[/]: {len(e['problems'])} problem(s)"
         if kind == "step_started":
@@ -95,7 +125,7 @@ class ProgressPrinter:
         if kind == "run_finished":
             if self.live:
                 self.live.stop()
-            color = "green" if e["status"] == "verified" else "red"
+            color = "green" if e["status"] in ("verified", "planned") else "red"
             return f"[{color}]{e['status']}[/] ({e['stop_reason']}): {e['message']} · {self._spend()} · {e['wall_s']:.1f}s"
         return None
 

@@ -19,6 +19,7 @@ StopReason = Literal[
     "stopped_by_model",
     "interrupted",
     "final_check_failed",
+    "rejected_by_user",
 ]
 Mode = Literal["contract", "react", "plan", "reflect"]
 InvariantStatus = Literal["passed", "failed", "unverified", "skipped"]
@@ -36,7 +37,10 @@ STATUS_FOR_REASON: dict[str, RunStatus] = {
     "needs_input": "stopped",
     "stopped_by_model": "stopped",
     "interrupted": "stopped",
+    "rejected_by_user": "stopped",
 }
+PlanSource = Literal["model", "user"]
+"""Who wrote a plan version: the planner, or a person (`--plan FILE`, an edit under --approve)."""
 
 
 class _Out(BaseModel):
@@ -148,3 +152,9 @@ class RunResult(_Out):
     """None when there is no test command."""
     pr: PullRequestRecord | None = None
     """Set by the PR bot: which pull request, and where the verified fix was pushed."""
+    plan_source: PlanSource | None = None
+    """Who wrote the first plan version: "user" when it came from `--plan FILE`."""
+    plan_sources: list[PlanSource] = Field(default_factory=list)
+    """Who wrote each plan version, in order (an edit under --approve is "user")."""
+    resumed_from: str | None = None
+    """The run id this run resumed (`coder resume`); its counts include that run's."""

@@ -39,6 +39,13 @@ def _plan() -> dict[str, Any]:
     modification["files"]["items"]["minLength"] = 1
     rollback = defs["RollbackPlan"]["properties"]["gitCheckout"]
     rollback["pattern"] = r"^(HEAD~[1-9][0-9]*|step:.+)$"
+    schema["properties"] = {
+        "$schema": {
+            "type": "string",
+            "description": "Where an editor finds this schema (a path or URL); coder ignores it.",
+        },
+        **schema["properties"],
+    }
     return schema
 
 

@@ -28,6 +28,10 @@ EventType = Literal[
     "step_verified",
     "plan_revised",
     "critique",
+    "plan_approved",
+    "plan_edited",
+    "plan_declined",
+    "run_resumed",
     "run_finished",
 ]
 

@@ -28,6 +28,8 @@ from contracts.readable import Loc, loc_path, readable_errors
 _SLUG = re.compile(r"\w[\w.-]*")
 _MAX_ID = 128
 _HEAD = re.compile(r"HEAD~[1-9][0-9]*")
+SCHEMA_KEY = "$schema"
+"""Where an editor finds the plan's JSON Schema (`coder schema plan`); ignored by validation."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,12 @@ def validate_plan(
     if not isinstance(data, dict):
         found.add(-1, "plan", f"expected an object with 'goal' and 'steps', got {json_type(data)}")
         return PlanCheck(None, found.problems())
+    schema_ref = data.get(SCHEMA_KEY, "")
+    if not isinstance(schema_ref, str):
+        found.add(
+            -1, SCHEMA_KEY, f"is the plan schema's location, a string, not {json_type(schema_ref)}"
+        )
+    data = {k: v for k, v in data.items() if k != SCHEMA_KEY}
     goal = _check_top(data, found)
     raw_steps = data.get("steps")
     if not isinstance(raw_steps, list):

@@ -56,39 +56,27 @@ class Workspace:
     notes: list[str] = field(default_factory=list)  # one line each, for the person
     shared_uid: int | None = None
     """The uid the worktree is writable for by ACL inheritance (root harness: `nobody`)."""
+    owns_branch: bool = True  # False for a resumed run's: its branch is the earlier run's
     _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
     def create(cls, repo: Path, run_id: str) -> Workspace:
-        if not _RUN_ID.fullmatch(run_id):
-            raise WorkspaceError(f"invalid run id {run_id!r}: use letters, digits, '.', '_', '-'")
+        _check_run_id(run_id)
         top, common = _locate(Path(repo))
         base, branch_name = _base(top)
-        ensure_excluded(common)
-        _prune(top, common)
-        dirty = bool(git(["--no-optional-locks", "status", "--porcelain", "-z", "-unormal"], top))
+        dirty = _enter(top, common)
         branch = BRANCH_PREFIX + run_id
         if git_ok(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], top):
             raise WorkspaceError(f"branch {branch} already exists; use another run id")
-        path = common / WORKTREES_DIR / run_id
-        if path.exists():
-            raise WorkspaceError(f"{path} already exists; use another run id")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        owner = _owner_file(path)
-        _write_owner(owner, run_id)
-        shared_uid = None
-        try:
-            path.mkdir()  # empty, so the ACL is in place before git writes the first file
-            if os.geteuid() == 0 and grant_tree(path, NOBODY_UID):
-                shared_uid = NOBODY_UID
-            git([*_CHECKOUT, "worktree", "add", "-q", "-b", branch, str(path), base], top)
-        except BaseException as error:  # Ctrl-C included: leave nothing half made
-            _remove_worktree(top, path)
-            git(["branch", "-q", "-D", branch], top, check=False)
-            owner.unlink(missing_ok=True)
-            if isinstance(error, GitError):
-                raise WorkspaceError(f"could not create the worktree: {error}") from None
-            raise
+        path, shared_uid = _add_worktree(
+            top,
+            common,
+            run_id,
+            ["-b", branch],
+            [base],
+            made=branch,
+            failure="could not create the worktree",
+        )
         notes = []
         if branch_name is None:
             notes.append(f"HEAD is detached; the run starts from commit {base[:12]}")
@@ -108,6 +96,28 @@ class Workspace:
             shared_uid=shared_uid,
         )
 
+    @classmethod
+    def reopen(cls, repo: Path, run_id: str, branch: str, base_commit: str) -> Workspace:
+        """A worktree for run `run_id` on an existing run branch, at the branch's commit: a
+        resumed run goes on where the run it resumes stopped."""
+        _check_run_id(run_id)
+        top, common = _locate(Path(repo))
+        if not git_ok(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], top):
+            raise WorkspaceError(f"branch {branch} does not exist in {top}")
+        dirty = _enter(top, common)
+        path, shared_uid = _add_worktree(
+            top, common, run_id, [], [branch], made=None, failure=f"could not check out {branch}"
+        )
+        return cls(
+            repo=top,
+            path=path,
+            branch=branch,
+            base_commit=base_commit,
+            user_tree_dirty=dirty,
+            shared_uid=shared_uid,
+            owns_branch=False,
+        )
+
     def close(self) -> None:
         """Remove the worktree (the branch and its commits stay). Safe to call twice."""
         if self._closed:
@@ -119,9 +129,11 @@ class Workspace:
             _owner_file(self.path).unlink(missing_ok=True)
 
     def delete_branch(self) -> None:
-        """Close, then delete the run's branch: for a run that ends before it began."""
+        """Close, then delete the run's branch: for a run that ends before it began. A
+        branch this workspace did not create (a resumed run's) is never deleted."""
         self.close()
-        git(["branch", "-q", "-D", self.branch], self.repo, check=False)
+        if self.owns_branch:
+            git(["branch", "-q", "-D", self.branch], self.repo, check=False)
 
     def __enter__(self) -> Workspace:
         return self
@@ -133,6 +145,13 @@ class Workspace:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def run_in_progress(repo: Path, run_id: str) -> bool:
+    """Whether a live process still owns run `run_id`'s worktree (stale ones are pruned)."""
+    top, common = _locate(Path(repo))
+    _prune(top, common)
+    return (common / WORKTREES_DIR / run_id).exists()
 
 
 def prune_stale_worktrees(repo: Path) -> list[Path]:
@@ -172,6 +191,54 @@ def ensure_excluded(common_dir: Path) -> None:
     separator = "" if not text or text.endswith("\n") else "\n"
     with exclude.open("a") as handle:
         handle.write(f"{separator}{EXCLUDE_LINE}\n")
+
+
+def _check_run_id(run_id: str) -> None:
+    if not _RUN_ID.fullmatch(run_id):
+        raise WorkspaceError(f"invalid run id {run_id!r}: use letters, digits, '.', '_', '-'")
+
+
+def _enter(top: Path, common: Path) -> bool:
+    """Ready the repository for another worktree; whether the user's tree is dirty."""
+    ensure_excluded(common)
+    _prune(top, common)
+    return bool(git(["--no-optional-locks", "status", "--porcelain", "-z", "-unormal"], top))
+
+
+def _add_worktree(
+    top: Path,
+    common: Path,
+    run_id: str,
+    before: list[str],
+    after: list[str],
+    *,
+    made: str | None,
+    failure: str,
+) -> tuple[Path, int | None]:
+    """`git worktree add BEFORE <path> AFTER` for run `run_id`, owner file first; on any
+    failure (Ctrl-C included) nothing half made is left, not even a branch it made. Returns
+    the path and the uid the worktree is shared with by ACL (a root harness: `nobody`)."""
+    path = common / WORKTREES_DIR / run_id
+    if path.exists():
+        raise WorkspaceError(f"{path} already exists; use another run id")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    owner = _owner_file(path)
+    _write_owner(owner, run_id)
+    shared_uid = None
+    try:
+        path.mkdir()  # empty, so the ACL is in place before git writes the first file
+        if os.geteuid() == 0 and grant_tree(path, NOBODY_UID):
+            shared_uid = NOBODY_UID
+        git([*_CHECKOUT, "worktree", "add", "-q", *before, str(path), *after], top)
+    except BaseException as error:
+        _remove_worktree(top, path)
+        if made is not None:
+            git(["branch", "-q", "-D", made], top, check=False)
+        owner.unlink(missing_ok=True)
+        if isinstance(error, GitError):
+            raise WorkspaceError(f"{failure}: {error}") from None
+        raise
+    return path, shared_uid
 
 
 def _locate(repo: Path) -> tuple[Path, Path]:

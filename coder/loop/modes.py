@@ -8,7 +8,7 @@ from collections.abc import Callable
 from coder.loop import prompts
 from coder.loop.baseline import Baseline
 from coder.loop.final_check import FullRun, tree_of
-from coder.loop.planning import plan_phase, revise_phase
+from coder.loop.planning import first_plan, revise_phase
 from coder.loop.reflect import run_reflect
 from coder.loop.runtime import Runtime
 from coder.loop.state import RunStop, command_timeout
@@ -16,7 +16,7 @@ from coder.loop.turns import Phase
 from coder.loop.verifier import Check, VerifyEnv, verify_step
 from coder.tools.specs import EXECUTE_TOOLS, REACT_TOOLS
 from contracts.graph import ready_steps
-from contracts.validation import CompiledStep
+from contracts.validation import CompiledStep, ValidPlan
 from sandbox.checkpoint import InvalidRollbackRef, resolve_rollback_ref
 from sandbox.policy import PathPolicy
 from summarizers.diffs import summarize_diff
@@ -29,13 +29,14 @@ SUMMARY_CHARS = 600
 
 def run_contract(rt: Runtime) -> None:
     """Plan, then per step: checkpoint, execute, verify; commit on pass, roll back and revise on fail."""
-    plan = plan_phase(rt)
-    failures: dict[str, str] = {}
+    plan = first_plan(rt)
+    if rt.state.awaiting_revision:  # a resumed run that stopped before its revision
+        plan = _revise(rt, rt.state.awaiting_revision)
     while (step_id := _next_step(rt)) is not None:
         step = plan.steps[step_id]
         checkpoint = rt.checkpoints.take(step_id)
         rt.trace.emit("checkpoint", step=step_id, sha=checkpoint.sha)
-        summary = _execute(rt, step, failures.get(step_id, ""))
+        summary = _execute(rt, step, rt.state.failures.get(step_id, ""))
         checks = verify_step(step, _verify_env(rt, checkpoint.sha))
         for check in checks:
             rt.state.spent.verification_s += check.command_s
@@ -55,18 +56,32 @@ def run_contract(rt: Runtime) -> None:
         rt.state.record_checks(step_id, checks, "rolled_back")
         attempt = _attempt_account(summary, rt.checkpoints.patch_since(checkpoint.sha))
         _rollback(rt, step, checkpoint.sha)
-        failures[step_id] = rt.session.redact(f"{_failure_account(step_id, checks)}\n\n{attempt}")
-        if rt.state.revisions >= rt.limits.max_revisions:
-            raise RunStop(
-                "revisions_exhausted",
-                f"step {step_id} failed after {rt.state.revisions} revision(s)",
-            )
-        plan = revise_phase(rt, failures[step_id])
+        rt.state.failures[step_id] = rt.session.redact(
+            f"{_failure_account(step_id, checks)}\n\n{attempt}"
+        )
+        rt.state.awaiting_revision = step_id
+        plan = _revise(rt, step_id)
+
+
+def _revise(rt: Runtime, step_id: str) -> ValidPlan:
+    if not rt.revise:
+        raise RunStop(
+            "revisions_exhausted",
+            f"step {step_id} failed verification and revisions are off (--no-revise)",
+        )
+    if rt.state.revisions >= rt.limits.max_revisions:
+        raise RunStop(
+            "revisions_exhausted",
+            f"step {step_id} failed after {rt.state.revisions} revision(s)",
+        )
+    plan = revise_phase(rt, rt.state.failures[step_id])
+    rt.state.awaiting_revision = None
+    return plan
 
 
 def run_plan_baseline(rt: Runtime) -> None:
     """Plan-and-execute: the same plan and step phases, no verification, no rollback."""
-    plan = plan_phase(rt)
+    plan = first_plan(rt)
     for step_id in plan.order:
         step = plan.steps[step_id]
         checkpoint = rt.checkpoints.take(step_id)

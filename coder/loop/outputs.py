@@ -57,6 +57,9 @@ def write_outputs(
         final_check=final,
         baseline=rt.baseline.result() if rt.baseline else None,
         pr=options.pr,
+        plan_source=state.plan_sources[0] if state.plan_sources else None,
+        plan_sources=state.plan_sources,
+        resumed_from=options.resume.run_id if options.resume else None,
     )
     save_result(rt.run_dir, result)
     return result

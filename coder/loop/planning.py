@@ -16,8 +16,19 @@ from coder.loop.baseline import briefing_note
 from coder.loop.runtime import Runtime
 from coder.loop.turns import Phase
 from coder.tools.specs import PLAN_TOOLS
+from contracts.result import PlanSource
 from contracts.validation import ValidPlan, validate_plan
 from sandbox.checkpoint import Checkpoint
+
+
+def first_plan(rt: Runtime) -> ValidPlan:
+    """The plan the steps start from: the one in force (a resumed run), the one a person
+    gave (--plan FILE), or the planner's."""
+    if rt.state.plan is not None:
+        return rt.state.plan
+    if rt.given_plan is not None:
+        return accept_version(rt, rt.given_plan, "user")
+    return plan_phase(rt)
 
 
 def plan_phase(rt: Runtime) -> ValidPlan:
@@ -27,13 +38,14 @@ def plan_phase(rt: Runtime) -> ValidPlan:
 
 
 def revise_phase(rt: Runtime, failure: str) -> ValidPlan:
+    """Counted once its plan is accepted: a revision cut short (an interrupt) did not happen."""
     assert rt.state.plan is not None
-    rt.state.revisions += 1
     briefing = prompts.revision_briefing(
         rt.task, rt.state.plan, rt.state.verified, failure, rt.budget_left(), rt.task_context
     )
     previous = rt.state.plan
     plan = _submit(rt, "revise", briefing)
+    rt.state.revisions += 1
     kept = [s for s in rt.state.verified if _unchanged(previous, plan, s)]
     dropped = [s for s in rt.state.verified if s not in kept]
     rt.state.verified = kept
@@ -74,19 +86,37 @@ def _submit(rt: Runtime, name: str, briefing: str) -> ValidPlan:
     rt.session.run_phase(Phase(name, PLAN_TOOLS, briefing, judge, before_command=checkpoint))
     if before:
         _reset(rt, before[0], name)
-    plan = accepted[-1]
-    rt.state.plan = plan
+    return accept_version(rt, accepted[-1], "model")
+
+
+def accept_version(rt: Runtime, plan: ValidPlan, source: PlanSource) -> ValidPlan:
+    """A valid plan becomes the next version; with --approve a person sees it first (and may
+    edit it into a version of their own, or stop). It is in force only once approved."""
+    version = record_version(rt, plan, source, "plan_submitted")
+    if rt.approval is not None:
+        plan, version = rt.approval.review(rt, plan, version, source)
+    rt.state.plan, rt.state.plan_version = plan, version
+    rt.session.progress()
+    return plan
+
+
+def record_version(
+    rt: Runtime, plan: ValidPlan, source: PlanSource, event: str, **extra: Any
+) -> int:
+    """Save `plan.vN.json` and say so in the trace; returns N."""
     rt.state.plan_versions += 1
+    rt.state.plan_sources.append(source)
     path = rt.save_plan(rt.state.plan_versions, plan.plan.wire())
     rt.trace.emit(
-        "plan_submitted",
+        event,
         version=rt.state.plan_versions,
         steps=plan.order,
         file=path.name,
         goal=plan.plan.goal,
+        source=source,
+        **extra,
     )
-    rt.session.progress()
-    return plan
+    return rt.state.plan_versions
 
 
 def _reset(rt: Runtime, before: Checkpoint, phase: str) -> None:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from coder.config import (
     ConfigError,
@@ -21,16 +21,21 @@ from coder.config import (
     load_repo_config,
 )
 from coder.loop.apply import apply_run, take_hint
+from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
 from coder.loop.context import BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, reusable_run, unchanged_check
+from coder.loop.given_plan import load_given_plan
+from coder.loop.journal import Journal
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
+from coder.loop.resume_point import ResumePoint
 from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
 from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
+from coder.loop.usage import UsageError
 from coder.loop.windows import token_limits
 from coder.models.base import Model, ReportsWindow
 from coder.models.registry import ConfigError as ModelConfigError
@@ -38,6 +43,7 @@ from coder.models.registry import default_model_spec, hosted_api_note, make_mode
 from coder.tools.textfile import printable
 from coder.tools.toolbox import ToolBox
 from contracts.result import FinalCheck, PullRequestRecord, RunResult
+from contracts.validation import ValidPlan
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
 from sandbox.gitcli import GitError, git_line
@@ -47,10 +53,6 @@ from sandbox.repo_env import RepoEnvironment, RepoEnvironmentError, prepare_envi
 from sandbox.setup import SetupFailed, run_setup
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
 from summarizers.repomap import RepoMapCache, build_repo_map
-
-
-class UsageError(Exception):
-    """Bad input or configuration: one line for the person, exit 2, nothing changed."""
 
 
 @dataclass
@@ -97,6 +99,16 @@ class RunOptions:
     PR bot is fixing; kept apart from the task so the task stays what was asked."""
     pr: PullRequestRecord | None = None
     """The pull request this run works on (the PR bot), recorded in result.json."""
+    plan_file: Path | None = None
+    """A plan a person wrote: validated before anything, then run instead of the plan phase."""
+    revise: bool = True
+    """False (--no-revise): a step that fails verification ends the run."""
+    approve: bool = False
+    """Show every plan version to a person before it runs (--approve)."""
+    reviewer: Reviewer | None = None
+    """Who approves under --approve: the terminal; None when there is none."""
+    resume: ResumePoint | None = None
+    """Set by `coder resume`: the run this one continues (its branch, plan, steps, budgets)."""
 
 
 @dataclass(frozen=True)
@@ -109,17 +121,34 @@ class RunOutcome:
 
 
 def run_task(options: RunOptions) -> RunOutcome:
+    (rt, workspace, result), run_dir = open_run(options, _drive)
+    if rt.state.replies == 0 and workspace.owns_branch:
+        _drop_branch(workspace, result, run_dir)
+    return RunOutcome(result, run_dir, _take(workspace.repo, result, run_dir, options.apply))
+
+
+PLANNED_MODES = ("contract", "plan")
+"""The modes that run a plan: the ones a plan can be given to, approved in, or revised in."""
+T = TypeVar("T")
+Drive = Callable[[Runtime, Workspace, str, RunOptions], T]
+"""What happens in a run once it is set up: `coder run`'s modes, or `coder plan`'s plan only."""
+
+
+def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
+    """Set a run up (config, model, workspace, sandbox), let `drive` run it, take it down.
+    Bad input raises UsageError before anything exists."""
     started = time.monotonic()  # the run's wall time, setup included
     if options.mode not in MODES:
         raise UsageError(f"unknown mode {options.mode!r}; choose one of {', '.join(MODES)}")
     if not options.task.strip():
         raise UsageError("the task is empty; pass --task TEXT")
     options = replace(options, task=printable(options.task))  # argv may hold undecodable bytes
-    repo = _top_level(options.repo.resolve())
+    repo = top_level(options.repo.resolve())
     try:
         config = load_repo_config(repo) if repo.is_dir() else None
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    given = _given_plan(options, repo)
     model_spec, model = _model(options, config.model if config else None)
     limits = _limits(options, config, model)
     run_id = options.run_id or new_run_id()
@@ -137,7 +166,10 @@ def run_task(options: RunOptions) -> RunOutcome:
         _warn(options, warning)
     try:
         prune_stale_worktrees(repo)
-        workspace = Workspace.create(repo, run_id)
+        if options.resume is not None:
+            workspace = options.resume.open_workspace(repo, run_id)
+        else:
+            workspace = Workspace.create(repo, run_id)
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
     test_cmd = options.test_cmd or (config and config.test_cmd) or detect_test_cmd(workspace.path)
@@ -182,18 +214,38 @@ def run_task(options: RunOptions) -> RunOutcome:
         setup_cmd = config.setup_cmd if config else None
         if setup_cmd:
             _setup(rt, workspace, setup_cmd)
+        rt.given_plan, rt.revise = given, options.revise
+        rt.approval = PlanApproval(options.reviewer) if options.approve else None
         try:
-            result = _drive(rt, workspace, model_spec, options)
+            outcome = drive(rt, workspace, model_spec, options)
         except BaselineUnrunnable as exc:
             _discard(run_dir, fresh)
             workspace.delete_branch()
             raise UsageError(str(exc)) from None
-    if rt.state.replies == 0:
-        _drop_branch(workspace, result, run_dir)
-    return RunOutcome(result, run_dir, _take(workspace.repo, result, run_dir, options.apply))
+    return outcome, run_dir
 
 
-def _top_level(path: Path) -> Path:
+def _given_plan(options: RunOptions, repo: Path) -> ValidPlan | None:
+    """The --plan file's plan, and the flags that only make sense with a plan; UsageError."""
+    planned = options.plan_file or options.approve or not options.revise
+    if planned and options.mode not in PLANNED_MODES:
+        raise UsageError(
+            f"--plan, --approve and --no-revise need a mode with a plan "
+            f"({', '.join(PLANNED_MODES)}), not {options.mode}"
+        )
+    given = None
+    if options.plan_file is not None:
+        given = load_given_plan(options.plan_file, repo, allow_unverified=options.allow_unverified)
+    approved = given is not None or (options.resume is not None and options.resume.plan is not None)
+    if options.approve and options.reviewer is None and not approved:
+        raise UsageError(
+            "--approve asks on a terminal and there is none; run it on a terminal, "
+            "or give the plan with --plan FILE (a plan you give counts as approved)"
+        )
+    return given
+
+
+def top_level(path: Path) -> Path:
     """`--repo` may name a subdirectory; the run, its config and `.coder/` belong to the top."""
     try:
         return Path(git_line(["rev-parse", "--show-toplevel"], path)).resolve()
@@ -272,21 +324,18 @@ def _runtime(
     )
 
 
-def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptions) -> RunResult:
+def _drive(
+    rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptions
+) -> tuple[Runtime, Workspace, RunResult]:
     """Run the mode and judge it; every way of ending writes the same complete outputs, except
     a test command that cannot run at all: then the run never began and writes nothing."""
     reason, message, final = "interrupted", "interrupted", None
     unrunnable = False
-    spent = rt.state.spent
+    Journal.attach(rt, options, model_spec, workspace)
     try:
-        with spent.clock("baseline_s"):
-            rt.baseline = run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
-        rt.trace.emit("baseline", **rt.baseline.event())
-        cache = RepoMapCache(directory=workspace.repo / ".coder" / "cache" / "repomap")
-        rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
-        spent.setup_s = rt.state.elapsed() - spent.baseline_s
+        base = prepare(rt, workspace, options.resume)
         MODES[rt.mode](rt)
-        final = _final_check(rt, rt.baseline)
+        final = _final_check(rt, base)
         if final.passed:
             reason, message = "completed", _completed_message(rt)
         else:
@@ -323,7 +372,27 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
                 timing=result.timing.model_dump(),
             )
         rt.trace.close()
-    return result
+    return rt, workspace, result
+
+
+def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Baseline:
+    """Before the first model call: the baseline (a resumed run keeps the one taken at the
+    base) and the repository map."""
+    earlier_wall = 0.0
+    if resume is not None:
+        resume.begin(rt)
+        earlier_wall = resume.saved.spent.wall_s
+    spent = rt.state.spent
+    earlier = replace(spent)
+    if rt.baseline is None:
+        with spent.clock("baseline_s"):
+            rt.baseline = run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
+        rt.trace.emit("baseline", **rt.baseline.event())
+    cache = RepoMapCache(directory=workspace.repo / ".coder" / "cache" / "repomap")
+    rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
+    own = rt.state.elapsed() - earlier_wall  # this run's time so far, a resumed one's included
+    spent.setup_s = earlier.setup_s + own - (spent.baseline_s - earlier.baseline_s)
+    return rt.baseline
 
 
 def _setup(rt: Runtime, workspace: Workspace, command: str) -> None:

@@ -6,14 +6,19 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coder.loop.baseline import Baseline
 from coder.loop.state import Limits, RunState
 from coder.loop.trace import TraceWriter
 from coder.loop.turns import Session
 from coder.tools.toolbox import ToolBox
+from contracts.validation import ValidPlan
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import CommandResult, Sandbox
+
+if TYPE_CHECKING:
+    from coder.loop.approval import PlanApproval
 
 COMMAND_ENV = {"PYTEST_ADDOPTS": "-p no:cacheprovider"}
 """pytest's cache directory would show up as a change outside every step's files."""
@@ -57,6 +62,12 @@ class Runtime:
     task_context: str = ""
     """Background for the plan and revise briefings (RunOptions.task_context)."""
     baseline: Baseline | None = None
+    given_plan: ValidPlan | None = None
+    """The plan a person gave (--plan FILE): the first version, instead of the plan phase."""
+    revise: bool = True
+    """False (--no-revise): a step that fails verification ends the run."""
+    approval: PlanApproval | None = None
+    """Set with --approve: every plan version is shown to a person before it runs."""
 
     def budget_left(self) -> str:
         s, lim = self.state, self.limits

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
-from contracts.result import InvariantOutcome, StepOutcome
+from contracts.result import InvariantOutcome, PlanSource, StepOutcome
 from contracts.validation import ValidPlan
 
 if TYPE_CHECKING:
@@ -98,6 +98,8 @@ class RunState:
     output_tokens: int = 0
     spent: Spent = field(default_factory=Spent)
     plan: ValidPlan | None = None
+    plan_version: int = 0
+    """The version number of `plan` (versions a person has not approved yet are not in force)."""
     plan_versions: int = 0
     revisions: int = 0
     rollbacks: int = 0
@@ -109,6 +111,12 @@ class RunState:
     failed_calls: dict[str, int] = field(default_factory=dict)
     full_run: FullRun | None = None
     """The last step verification's run of the repository's test command, and its tree."""
+    plan_sources: list[PlanSource] = field(default_factory=list)
+    """Who wrote each plan version: "model" or "user" (--plan FILE, an edit under --approve)."""
+    failures: dict[str, str] = field(default_factory=dict)
+    """The last failure account of each step that failed verification."""
+    awaiting_revision: str | None = None
+    """A step that failed and was rolled back, until the revision it caused is accepted."""
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
