@@ -12,6 +12,7 @@ from rich.console import Console
 
 from coder.bench.report import runs_table
 from coder.display import map_strings, markup_safe, plain
+from contracts.result import Timing
 
 FAKE_RESULT = "\x1b[1A\x1b[2K\x1b[32mverified (completed)\x1b[0m"
 
@@ -78,6 +79,9 @@ def test_bench_report_shows_fixture_names_as_written():
         "turns": 3,
         "tokens": {"input": 1, "output": 2},
         "wall_s": 1.0,
+        "timing": Timing(model_s=0.5).model_dump(),
+        "failure_class": None,
+        "caught_by": None,
     }
     out = io.StringIO()
     Console(file=out, width=300, color_system=None).print(runs_table([row]))
