@@ -1,17 +1,28 @@
-"""`coder bench`: check fixtures, run them in a pool with a progress bar, print and save the report."""
+"""`coder bench`: check the jobs up front, run them on an executor with a progress bar, report.
+
+The jobs are fixtures × modes, or SWE-bench instances × modes (`--swebench`); the executor is
+the local process pool, or Ray (`--ray`). Every run record goes into one report and one JSON
+whatever ran it; with `--predictions` the SWE-bench runs are also written for the harness.
+"""
 
 from __future__ import annotations
 
 import json
 import time
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from coder.bench.fixtures import MODES, FixtureError, load_fixtures
-from coder.bench.report import runs_table, summarize, summary_table
+from coder.bench.jobs import BenchJob, Row, absolute_model
+from coder.bench.report import outcome, runs_table, summarize, summary_table
+from coder.bench.swebench import BadLine
+from coder.bench.swebench_source import SourceError, SweBenchArgs, describe, swebench_jobs
 
 
 def bench_command(
@@ -22,8 +33,11 @@ def bench_command(
     workers: int,
     json_file: Path | None,
     console: Console,
+    *,
+    ray: str | None = None,
+    swebench: SweBenchArgs | None = None,
 ) -> int:
-    from coder.bench.runner import run_all
+    from coder.bench.executors import ExecutorUnavailable, make_executor
 
     modes = tuple(m.strip() for m in modes_arg.split(",") if m.strip())
     unknown = [m for m in modes if m not in MODES]
@@ -32,15 +46,82 @@ def bench_command(
             f"[red]error:[/] unknown mode(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MODES)}"
         )
         return 2
+    model = absolute_model(model)
+    bad_lines: list[BadLine] = []
+    jobs: Sequence[BenchJob]
+    if swebench is not None:
+        try:
+            jobs, bad_lines = swebench_jobs(swebench, modes, only, model)
+        except SourceError as exc:
+            console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
+            return 2
+    else:
+        jobs = _fixture_jobs(fixtures_dir, only, modes, model, console)
+        if not jobs:
+            return 2
     try:
-        fixtures = load_fixtures(fixtures_dir, only, modes, need_scripts=model is None)
+        executor = make_executor(ray, workers)
+    except ExecutorUnavailable as exc:
+        console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
+        return 2
+    for bad in bad_lines:
+        console.print(f"[red]error:[/] {escape(describe(swebench.file, bad))}", highlight=False)  # type: ignore[union-attr]
+    writer = None
+    if swebench is not None and swebench.predictions is not None:
+        from coder.bench.predictions import PredictionsWriter
+
+        writer = PredictionsWriter(swebench.predictions, modes, model)
+    started = time.monotonic()
+    try:
+        rows = _run(jobs, executor, writer, console)
+    finally:
+        executor.close()
+    summary = summarize(rows, modes)
+    console.print(runs_table(rows))
+    console.print(summary_table(summary))
+    for line in _error_lines(rows):
+        console.print(f"[red]error:[/] {escape(line)}", highlight=False)
+    where = f"with {workers} worker(s)"
+    if executor.name == "ray":
+        where = f"on Ray, {len({r.get('node') for r in rows})} node(s)"
+    console.print(f"{len(jobs)} runs in {time.monotonic() - started:.1f}s {where}")
+    if writer is not None:
+        ran = {job.key[0] for job in jobs}
+        for bad in bad_lines:
+            writer.add_bad_line(bad, ran)
+        writer.close(list(dict.fromkeys([job.key[0] for job in jobs])))
+        console.print("wrote " + ", ".join(str(p) for p in writer.paths()), highlight=False)
+    if json_file:
+        json_file.parent.mkdir(parents=True, exist_ok=True)
+        records = [{k: v for k, v in r.items() if k != "model_patch"} for r in rows]
+        json_file.write_text(
+            json.dumps({"runs": records, "summary": summary}, indent=2) + "\n", encoding="utf-8"
+        )
+        console.print(f"wrote {json_file}")
+    return 0
+
+
+def _fixture_jobs(
+    fixtures_dir: Path,
+    only: str | None,
+    modes: tuple[str, ...],
+    model: str | None,
+    console: Console,
+) -> list[BenchJob]:
+    from coder.bench.runner import FixtureJob
+
+    try:
+        fixtures = load_fixtures(fixtures_dir.resolve(), only, modes, need_scripts=model is None)
     except FixtureError as exc:
         console.print("[red]error:[/] broken fixtures:", highlight=False)
         for line in str(exc).splitlines():
             console.print(f"  {line}", highlight=False)
-        return 2
-    started = time.monotonic()
-    total = len(fixtures) * len(modes)
+        return []
+    return [FixtureJob(f, m, model) for f in fixtures for m in modes]
+
+
+def _run(jobs: Sequence[BenchJob], executor: Any, writer: Any, console: Console) -> list[Row]:
+    per_node: Counter[str] = Counter()
     with Progress(
         TextColumn("[bold]bench[/]"),
         BarColumn(),
@@ -50,25 +131,24 @@ def bench_command(
         console=console,
         transient=False,
     ) as progress:
-        bar = progress.add_task("", total=total)
+        bar = progress.add_task("", total=len(jobs))
 
-        def done(row: dict[str, Any]) -> None:
-            mark = (
-                "shipped broken"
-                if row["shipped_broken"]
-                else ("resolved" if row["resolved"] else row["stop_reason"])
-            )
-            progress.update(bar, advance=1, description=f"{row['fixture']}/{row['mode']}: {mark}")
+        def done(row: Row) -> None:
+            if writer is not None:
+                writer.add(row)
+            per_node[str(row.get("node", "?"))] += 1
+            text = f"{row['fixture']}/{row['mode']}: {outcome(row)}"
+            if executor.name == "ray":
+                text += " · done per node: " + ", ".join(f"{n} {c}" for n, c in per_node.items())
+            progress.update(bar, advance=1, description=escape(text))
 
-        rows = run_all(fixtures, modes, model, workers, done)
-    summary = summarize(rows, modes)
-    console.print(runs_table(rows))
-    console.print(summary_table(summary))
-    console.print(f"{total} runs in {time.monotonic() - started:.1f}s with {workers} worker(s)")
-    if json_file:
-        json_file.parent.mkdir(parents=True, exist_ok=True)
-        json_file.write_text(
-            json.dumps({"runs": rows, "summary": summary}, indent=2) + "\n", encoding="utf-8"
-        )
-        console.print(f"wrote {json_file}")
-    return 0
+        return executor.run(jobs, done)  # type: ignore[no-any-return]
+
+
+def _error_lines(rows: list[Row]) -> list[str]:
+    """One line per name and reason, whatever number of modes it hit."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for row in rows:
+        if row.get("error"):
+            grouped.setdefault((row["fixture"], row["error"]), []).append(row["mode"])
+    return [f"{name} ({', '.join(modes)}): {error}" for (name, error), modes in grouped.items()]

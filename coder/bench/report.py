@@ -27,7 +27,21 @@ def summarize(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, A
             "mean_harness_s": round(mean(r["harness_s"] for r in mine), 3),
             "mean_wall_s": round(mean(r["wall_s"] for r in mine), 3),
         }
+        if any("evaluation" in r or "model_patch" in r for r in mine):
+            summary[mode]["not_evaluated"] = sum(_not_evaluated(r) for r in mine)
+            summary[mode]["errors"] = sum(bool(r.get("error")) for r in mine)
     return summary
+
+
+def outcome(row: dict[str, Any]) -> str:
+    """One word or two for the progress line."""
+    if row["shipped_broken"]:
+        return "shipped broken"
+    if row["resolved"]:
+        return "resolved"
+    if _not_evaluated(row):
+        return "not evaluated"
+    return str(row["stop_reason"])
 
 
 def runs_table(rows: list[dict[str, Any]]) -> Table:
@@ -56,7 +70,7 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
         table.add_row(
             r["fixture"],
             r["mode"],
-            _yes(r["resolved"]),
+            "not evaluated" if _not_evaluated(r) else _yes(r["resolved"]),
             _yes(r["claimed_success"]),
             "[red]YES[/]" if r["shipped_broken"] else "no",
             r["stop_reason"],
@@ -95,6 +109,11 @@ def summary_table(summary: dict[str, Any]) -> Table:
             f"{s['mean_harness_s']:.2f}",
         )
     return table
+
+
+def _not_evaluated(row: dict[str, Any]) -> bool:
+    """A SWE-bench run whose tests could not run here: neither resolved nor unresolved."""
+    return bool(row.get("evaluation", {}).get("status") == "not_evaluated")
 
 
 def _yes(value: bool) -> str:
