@@ -189,11 +189,9 @@ def bench(
         str | None,
         typer.Option(
             "--ray",
-            is_flag=False,
-            flag_value="local",
             metavar="[ADDRESS]",
-            help="Run each job as a Ray task: on the cluster at ADDRESS (e.g. auto, "
-            "ray://host:10001), or on a Ray instance started here. Needs coder[ray].",
+            help="Run each job as a Ray task: on the cluster at ADDRESS (auto, HOST:PORT, "
+            "ray://HOST:PORT), or alone on a Ray instance started here. Needs coder[ray].",
         ),
     ] = None,
     swebench: Annotated[
@@ -276,7 +274,20 @@ _mount_ci()
 
 
 def main() -> None:
-    app()
+    app(args=ray_flag_value(sys.argv[1:]))
+
+
+def ray_flag_value(argv: list[str]) -> list[str]:
+    """`--ray [ADDRESS]`: typer options cannot take an optional value, so a `--ray` that is not
+    followed by an address (`auto`, `local`, `HOST:PORT`, `ray://HOST:PORT`) gets `local`."""
+    out = list(argv)
+    for index, arg in enumerate(out):
+        if arg != "--ray":
+            continue
+        following = out[index + 1] if index + 1 < len(out) else ""
+        if not (following in ("auto", "local") or ":" in following):
+            out[index] = "--ray=local"
+    return out
 
 
 if __name__ == "__main__":

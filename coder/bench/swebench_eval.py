@@ -33,10 +33,12 @@ EVAL_OUTPUT_CAP = 16 << 20
 RESOLVED, UNRESOLVED, NOT_EVALUATED = "resolved", "unresolved", "not_evaluated"
 _PASSING = ("PASSED", "XFAIL")
 _WORDS = ("PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL")
-_CAUSE = re.compile(
-    r"No module named|ModuleNotFoundError|ImportError|command not found|not found|"
-    r"unrecognized arguments|INTERNALERROR|^E?\s*\w*Error\b|^ERROR"
+_CAUSES = (
+    re.compile(r"No module named|command not found|unrecognized arguments"),
+    re.compile(r"ModuleNotFoundError|ImportError|INTERNALERROR"),
+    re.compile(r"^E?\s*\w+Error\b|^ERROR|not found"),
 )
+"""What says why tests did not run, most telling first."""
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,7 @@ def _run_tests(clone: Path, instance: Instance, commit: str, tree: Path) -> _Tes
         if problem:
             return _TestRun({}, problem=problem)
         files = _test_files(instance)
-        command = "python -m pytest -rA --tb=no -p no:cacheprovider " + " ".join(
+        command = "python -m pytest -rA --tb=short -p no:cacheprovider " + " ".join(
             shlex.quote(f) for f in files
         )
         try:
@@ -188,9 +190,10 @@ def _test_files(instance: Instance) -> list[str]:
 
 def _cause(output: str) -> str:
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    for line in lines:
-        if _CAUSE.search(line):
-            return line[:200]
+    for cause in _CAUSES:
+        for line in lines:
+            if cause.search(line):
+                return line[:200]
     return lines[-1][:200] if lines else "the test command printed nothing"
 
 
