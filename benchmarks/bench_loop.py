@@ -5,8 +5,12 @@
 2. Context size per model call across a 30-turn run whose commands print large test logs:
    the largest call with masking (default) against the same run without masking. Goal < 12k
    tokens with masking.
+3. The baseline's cost as a share of a run (issue 11): every bench fixture in contract mode,
+   the baseline's seconds against the run's wall time (an upper bound: the scripted model has
+   no latency) and against the run's command time, and the final-check time saved by reusing
+   the last step's identical run.
 
-Usage: python benchmarks/bench_loop.py [--files 1000] [--steps 10]
+Usage: python benchmarks/bench_loop.py [--files 1000] [--steps 10] [--only harness|context|baseline]
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from gitrepo import make_repo, write_script  # noqa: E402
 
+from coder.bench.fixtures import load_fixtures  # noqa: E402
+from coder.bench.runner import FIXTURE_ENV, _make_repo  # noqa: E402
 from coder.loop.runner import RunOptions, run_task  # noqa: E402
 from coder.loop.trace import read_trace  # noqa: E402
 
@@ -129,16 +135,58 @@ def context_run(work: Path, mask: bool, turns: int = 30) -> int:
     return max(sizes)
 
 
+def baseline_costs(work: Path, repeat: int) -> dict[str, list[float]]:
+    """Per contract-mode fixture run: baseline seconds, its share of wall and command time, and
+    the final check's seconds (0 when it reused the last step's run)."""
+    samples: dict[str, list[float]] = {k: [] for k in ("base", "wall", "share", "cmd", "final")}
+    samples["reused"] = []
+    for r in range(repeat):
+        for fixture in load_fixtures(ROOT / "fixtures", None, ("contract",), True):
+            repo = _make_repo(fixture, work / f"b{r}-{fixture.name}")
+            outcome = run_task(
+                RunOptions(
+                    repo=repo,
+                    task=fixture.spec.task,
+                    model=f"script:{fixture.script('contract')}",
+                    test_cmd=fixture.spec.test_cmd,
+                    out_dir=work / f"b{r}-{fixture.name}-run",
+                    command_env=FIXTURE_ENV,
+                )
+            )
+            events = read_trace(outcome.run_dir / "trace.jsonl")
+            base = next(e for e in events if e["type"] == "baseline")["duration_s"]
+            wall = outcome.result.wall_s
+            commands = wall - outcome.result.harness_s
+            final = [e for e in events if e.get("kind") == "final_check"]
+            start = next((e["ts"] for e in reversed(events) if e["type"] == "step_verified"), None)
+            samples["base"].append(base)
+            samples["wall"].append(wall)
+            samples["share"].append(base / wall)
+            samples["cmd"].append(base / commands if commands > 0 else 0.0)
+            if final and start is not None:
+                samples["final"].append(final[0]["ts"] - start)
+                samples["reused"].append(1.0 if final[0].get("reused") else 0.0)
+    return samples
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, nargs="*", default=[1000])
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", choices=["harness", "context", "baseline"])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         print(f"{'measure':48} {'median':>10} {'goal':>10}  ok")
-        for files in args.files:
+        if args.only in (None, "baseline"):
+            print_baseline_costs(work, args.repeat)
+            print_reuse_saving(work, args.repeat)
+        if args.only not in (None, "harness"):
+            files_to_measure: list[int] = []
+        else:
+            files_to_measure = args.files
+        for files in files_to_measure:
             verified: list[float] = []
             rolled: list[float] = []
             for r in range(args.repeat):
@@ -151,6 +199,8 @@ def main() -> None:
                     f"{f'harness per {label}, {files} files (ms)':48} {ms:>10.1f} {150:>10}  "
                     f"{'yes' if ms < 150 else 'NO'}"
                 )
+        if args.only not in (None, "context"):
+            return
         masked, unmasked = context_run(work, True), context_run(work, False)
         print(
             f"{'largest context, 30 turns, masking (tokens)':48} {masked:>10} {12000:>10}  "
@@ -158,6 +208,83 @@ def main() -> None:
         )
         print(f"{'largest context, 30 turns, no masking (tokens)':48} {unmasked:>10} {'':>10}")
         print(f"{'ratio unmasked / masked':48} {unmasked / masked:>10.1f}x")
+
+
+SLOW_SUITE = {
+    "calc.py": "def add(a, b):\n    return a - b\n",
+    "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    **{
+        f"tests/test_slow{i}.py": f"import time\n\n\ndef test_{i}():\n    time.sleep(0.05)\n"
+        for i in range(20)
+    },
+}
+
+
+def final_check_seconds(work: Path, reuse: bool, r: int) -> tuple[float, bool]:
+    """The final check after one step whose invariant ran the full test command (reused) or
+    the same command spelt differently (run again)."""
+    repo = make_repo(work / f"reuse{reuse}{r}", SLOW_SUITE)
+    command = "python -m pytest -q" if reuse else "python -m pytest -q ."
+    fix = {
+        "stepId": "fix",
+        "intendedModification": {
+            "files": ["calc.py"],
+            "invariants": [{"kind": "tests_pass", "command": command}],
+        },
+        "rollbackPlan": {"gitCheckout": "HEAD~1"},
+    }
+    turns = [
+        {"tool": "submit_plan", "input": {"goal": "fix", "steps": [fix]}},
+        {
+            "tool": "edit_file",
+            "input": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"},
+        },
+        {"tool": "finish_step", "input": {"summary": "fixed"}},
+    ]
+    outcome = run_task(
+        RunOptions(
+            repo=repo,
+            task="fix add",
+            model=f"script:{write_script(work / f'reuse{reuse}{r}.json', turns)}",
+            test_cmd="python -m pytest -q",
+            out_dir=work / f"reuse{reuse}{r}-run",
+            command_env=FIXTURE_ENV,
+        )
+    )
+    assert outcome.result.status == "verified", outcome.result.message
+    events = read_trace(outcome.run_dir / "trace.jsonl")
+    start = next(e["ts"] for e in events if e["type"] == "step_verified")
+    final = next(e for e in events if e.get("kind") == "final_check")
+    return final["ts"] - start, bool(final.get("reused"))
+
+
+def print_reuse_saving(work: Path, repeat: int) -> None:
+    again = [final_check_seconds(work, False, r) for r in range(repeat)]
+    reused = [final_check_seconds(work, True, r) for r in range(repeat)]
+    assert all(hit for _, hit in reused) and not any(hit for _, hit in again)
+    slow, fast = statistics.median(t for t, _ in again), statistics.median(t for t, _ in reused)
+    print(f"{'final check, 21-test suite, run again (s)':48} {slow:>10.2f}")
+    print(f"{'final check, same suite, last step run reused (s)':48} {fast:>10.2f}")
+    print(f"{'ratio run again / reused':48} {slow / max(fast, 1e-3):>10.0f}x")
+
+
+def print_baseline_costs(work: Path, repeat: int) -> None:
+    costs = baseline_costs(work, repeat)
+    med = {k: statistics.median(v) if v else 0.0 for k, v in costs.items()}
+    runs = len(costs["base"])
+    print(f"{f'baseline run, {runs} fixture runs (s)':48} {med['base']:>10.2f}")
+    print(f"{'whole run, scripted model (s)':48} {med['wall']:>10.2f}")
+    print(f"{'baseline share of the run (median)':48} {med['share']:>10.1%}")
+    print(
+        f"{'baseline share of the run (total)':48} {sum(costs['base']) / sum(costs['wall']):>10.1%}"
+    )
+    print(f"{'baseline share of command time (median)':48} {med['cmd']:>10.1%}")
+    reused = sum(costs["reused"])
+    saved = [f for f, r in zip(costs["final"], costs["reused"], strict=True) if not r]
+    ratio = f"{reused:.0f}/{len(costs['reused'])}"
+    print(f"{'fixture final checks reusing the last step run':48} {ratio:>10}")
+    if saved:
+        print(f"{'fixture final check, not reused (s)':48} {statistics.median(saved):>10.2f}")
 
 
 if __name__ == "__main__":

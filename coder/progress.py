@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.status import Status
 
+from coder.loop.baseline import ENVIRONMENT_FIX
 from coder.models.pricing import cost_usd
 from coder.show import escape_markup
 
@@ -33,7 +34,7 @@ class ProgressPrinter:
         kind = event["type"]
         line = self._line(kind, escape_markup(event))
         if line:
-            self.console.print(line, highlight=False)
+            self.console.print(line, highlight=False, soft_wrap=True)
         if self.live:
             self.live.update(f"{self.phase} · {self._spend()}")
 
@@ -48,6 +49,8 @@ class ProgressPrinter:
                 f"[bold]coder[/] {e['mode']} run on {e['branch']} from {e['base_commit'][:10]}{dirty}; "
                 f"model {e['model']}, sandbox {e['sandbox']}, tests `{e.get('test_cmd')}`{notes}"
             )
+        if kind == "baseline":
+            return baseline_line(e)
         if kind == "model_call":
             self.tokens_in += int(e.get("tokens_in", 0))
             self.tokens_out += int(e.get("tokens_out", 0))
@@ -86,3 +89,35 @@ class ProgressPrinter:
     def _spend(self) -> str:
         cost = cost_usd(self.model, self.tokens_in, self.tokens_out)
         return f"{self.tokens:,} tokens" + (f" (~${cost:.2f})" if cost is not None else "")
+
+
+BASELINE_IDS = 3
+
+
+def baseline_line(e: dict[str, Any]) -> str | None:
+    """What already fails before any change: one line, a few ids, and the likely cause."""
+    if not e.get("command"):
+        return None
+    head = f"baseline `{e['command']}` in {e.get('duration_s', 0):.1f}s"
+    if e.get("timed_out"):
+        line = f"{head}: [yellow]timed out[/]"
+    elif e.get("exit_code") == 0:
+        line = f"{head}: passed ({e.get('passed', 0)} tests)"
+    elif e.get("failed"):
+        ids = list(e.get("failing", []))[:BASELINE_IDS]
+        more = f" (+{e['failed'] - len(ids)} more)" if e["failed"] > len(ids) else ""
+        line = (
+            f"{head}: {e.get('passed', 0)} passed, [yellow]{e['failed']} already failing[/]: "
+            f"{', '.join(ids)}{more}"
+        )
+    else:
+        line = f"{head}: [yellow]exit {e.get('exit_code')}[/], no failing test named"
+    if e.get("removed_flags"):
+        line += f"\n  ran without {', '.join(e['removed_flags'])} (a stopped run is no evidence)"
+    if e.get("incomplete"):
+        line += f"\n  [yellow]incomplete[/]: {e['incomplete']}"
+    for missing in e.get("missing_environment", []):
+        line += f"\n  [yellow]likely missing environment[/]: {missing}"
+    if e.get("missing_environment"):
+        line += f"\n  fix: {ENVIRONMENT_FIX}"
+    return line

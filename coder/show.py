@@ -29,6 +29,8 @@ def render_run(run_dir: Path, console: Console) -> None:
         console.print(f"task: {result['task']}", highlight=False)
         if result.get("message"):
             console.print(f"why: {result['message']}", highlight=False)
+        if result.get("baseline"):
+            console.print(_baseline(result["baseline"]), highlight=False)
     else:
         console.print(
             "[yellow]no result.json: the run did not finish writing; showing the trace[/]"
@@ -45,6 +47,17 @@ def render_run(run_dir: Path, console: Console) -> None:
             f"(harness {result.get('harness_s', 0):.2f}s) · branch {result['branch']}",
             highlight=False,
         )
+
+
+def _baseline(base: dict[str, Any]) -> str:
+    failing = base.get("failing", [])
+    ids = f": {', '.join(failing[:5])}" + (
+        f" (+{len(failing) - 5} more)" if len(failing) > 5 else ""
+    )
+    return (
+        f"baseline: `{base['command']}` exit {base['exit_code']} · {base['passed']} passed · "
+        f"{len(failing)} already failing{ids if failing else ''}"
+    )
 
 
 def _plan_panel(path: Path) -> Panel:

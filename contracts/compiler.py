@@ -95,7 +95,9 @@ def compile_text(text: str) -> Invariant:
     raise InvariantCompileError([((), reason)], unmatched_text=True)
 
 
-_KEYWORDS = frozenset("must should shall will needs has have signature signatures the a an".split())
+_KEYWORDS = frozenset(
+    "must should shall will needs has have signature signatures the a an it this callers".split()
+)
 
 
 def _captures_a_keyword(groups: dict[str, str | None]) -> bool:

@@ -65,6 +65,21 @@ class SignatureUnchanged(_Invariant):
         return f"signature of {self.symbol}{where} unchanged"
 
 
+class SignatureCompatible(_Invariant):
+    """Backward compatible, not identical: every call the old signature accepted still works
+    (new parameters with defaults pass, a removed or reordered one fails)."""
+
+    kind: Literal["signature_compatible"] = "signature_compatible"
+    symbol: str = Field(min_length=1)
+    """Function, method or class name (a class: its constructor and public members)."""
+    file: str | None = None
+    """The file that defines it; searched for among the changed files when unset."""
+
+    def describe(self) -> str:
+        where = f" in {self.file}" if self.file else ""
+        return f"signature of {self.symbol}{where} backward compatible"
+
+
 class PublicApiUnchanged(_Invariant):
     kind: Literal["public_api_unchanged"] = "public_api_unchanged"
     file: str = Field(min_length=1)
@@ -72,6 +87,18 @@ class PublicApiUnchanged(_Invariant):
 
     def describe(self) -> str:
         return f"public API of {self.file} unchanged"
+
+
+class PublicApiCompatible(_Invariant):
+    """No public symbol of the file removed or made private, every public signature
+    backward compatible."""
+
+    kind: Literal["public_api_compatible"] = "public_api_compatible"
+    file: str = Field(min_length=1)
+    """The file whose public symbols callers rely on."""
+
+    def describe(self) -> str:
+        return f"public API of {self.file} backward compatible"
 
 
 class _TextInvariant(_Invariant):
@@ -139,7 +166,9 @@ Invariant = Annotated[
     TestsPass
     | CommandSucceeds
     | SignatureUnchanged
+    | SignatureCompatible
     | PublicApiUnchanged
+    | PublicApiCompatible
     | TextAbsent
     | TextPresent
     | MaxChangedLines
@@ -152,7 +181,9 @@ PlanInvariant = Annotated[
     TestsPass
     | CommandSucceeds
     | SignatureUnchanged
+    | SignatureCompatible
     | PublicApiUnchanged
+    | PublicApiCompatible
     | TextAbsent
     | TextPresent
     | MaxChangedLines,
@@ -164,7 +195,9 @@ PLAN_INVARIANTS: dict[str, type[_Invariant]] = {
     "tests_pass": TestsPass,
     "command_succeeds": CommandSucceeds,
     "signature_unchanged": SignatureUnchanged,
+    "signature_compatible": SignatureCompatible,
     "public_api_unchanged": PublicApiUnchanged,
+    "public_api_compatible": PublicApiCompatible,
     "text_absent": TextAbsent,
     "text_present": TextPresent,
     "max_changed_lines": MaxChangedLines,

@@ -70,6 +70,19 @@ class FinalCheck(_Out):
     detail: str = ""
 
 
+class BaselineResult(_Out):
+    """The repository's test command on the untouched worktree, before the first model call."""
+
+    command: str
+    """The test command (as configured; the run may have taken its stop flags out)."""
+    exit_code: int | None
+    """None when the command timed out."""
+    passed: int = 0
+    """How many tests passed."""
+    failing: list[str] = Field(default_factory=list)
+    """The ids of the tests that failed or errored, as the runner names them."""
+
+
 class PullRequestRecord(_Out):
     """The pull request a `coder ci fix` run worked on, and where its fix went."""
 
@@ -107,5 +120,7 @@ class RunResult(_Out):
     harness_s: float = 0.0
     """Wall time minus model latency and command time: what the harness itself cost."""
     applied: bool = False
+    baseline: BaselineResult | None = None
+    """None when there is no test command."""
     pr: PullRequestRecord | None = None
     """Set by the PR bot: which pull request, and where the verified fix was pushed."""

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 EventType = Literal[
     "run_started",
+    "baseline",
     "model_call",
     "decision",
     "action",

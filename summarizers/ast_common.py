@@ -28,6 +28,33 @@ LANGUAGES = ("python", "javascript", "typescript", "tsx")
 
 
 @dataclass(frozen=True)
+class Param:
+    """One parameter as a caller sees it, for judging whether old calls still work."""
+
+    name: str
+    """The identifier; for a destructured JS parameter, its pattern text."""
+    kind: str
+    """positional_only | positional_or_keyword | keyword_only | var_positional | var_keyword.
+    Every JavaScript parameter is positional_only (callers cannot name it); a rest is
+    var_positional."""
+    optional: bool = False
+    """Has a default (or TypeScript's `?`): a call may leave it out."""
+    annotation: str = ""
+    default: str = ""
+    named: bool = True
+    """False for a destructuring pattern, whose text is not a name callers could match."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """What a callable accepts: its parameters without the implicit `self`/`cls`/`this`."""
+
+    params: tuple[Param, ...]
+    returns: str = ""
+    is_async: bool = False
+
+
+@dataclass(frozen=True)
 class Symbol:
     name: str
     """Qualified within the file: "f", "Class.method", "Interface.member"."""
@@ -37,6 +64,8 @@ class Symbol:
     line: int
     public: bool
     body_hash: str
+    call: Call | None = None
+    """Parameters of a function or method (None for classes, variables, types)."""
 
 
 @dataclass(frozen=True)

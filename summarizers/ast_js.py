@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 import tree_sitter
 
 from summarizers.ast_common import Symbol, body_hash, normalize, text_of, text_without_comments
+from summarizers.ast_params import js_call
 
 _FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
 _CLASS_VALUES = {"class", "class_expression"}
@@ -137,6 +138,12 @@ def _commonjs(node: tree_sitter.Node, exports: _Exports) -> list[tuple[Symbol, b
             exports.commonjs = True
             name = target[len(prefix) :]
             exports.names.add(name)
+            while right.type == "assignment_expression":  # exports.a = exports.b = ...
+                chained = text_of(right.child_by_field_name("left"))
+                exports.names.add(chained.removeprefix("module.").removeprefix("exports."))
+                right = right.child_by_field_name("right") or right
+            if text_of(right) == "void 0":  # tsc's preamble declares names, defines nothing
+                return []
             if right.type == "identifier":
                 exports.names.add(text_of(right))
                 return []
@@ -240,6 +247,7 @@ def _function_symbol(
         anchor.start_point[0] + 1,
         True,
         body_hash(node.child_by_field_name("body")),
+        js_call(node),
     )
 
 
@@ -295,6 +303,7 @@ def _member(node: tree_sitter.Node, prefix: str) -> Symbol | None:
             node.start_point[0] + 1,
             public,
             body_hash(node.child_by_field_name("body")),
+            js_call(node) if kind == "method" else None,
         )
     if node.type in ("public_field_definition", "field_definition", "property_signature"):
         type_node = node.child_by_field_name("type")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import tree_sitter
 
 from summarizers.ast_common import Symbol, body_hash, normalize, text_of, text_without_comments
+from summarizers.ast_params import python_call
 
 _COMPOUND = {
     "if_statement",
@@ -97,6 +98,7 @@ def _function(
     kind = "function" if not prefix else ("property" if "property" in marks else "method")
     qualified = f"{prefix}{name}"
     public = owner_public and _is_public(name, exported, not prefix)
+    bound = bool(prefix) and not any(d.rsplit(".", 1)[-1] == "staticmethod" for d in marks)
     return Symbol(
         qualified,
         kind,
@@ -104,6 +106,7 @@ def _function(
         node.start_point[0] + 1,
         public,
         body_hash(node.child_by_field_name("body")),
+        python_call(node, drop_first=bound),
     )
 
 

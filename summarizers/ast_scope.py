@@ -3,8 +3,9 @@
 What a plan may promise about code ("signature unchanged", "public API unchanged") is checked
 on symbols, not text: a symbol's signature is its normalised header, so reformatting is not a
 change, and a file that does not parse is reported with where it stops parsing, never a crash.
-A signature change or the removal of a public symbol is a possible breaking change; a body
-change is not.
+Whether a change breaks callers is `summarizers.compat`'s judgement, carried by every diff as
+`api`: a removed or hidden public symbol breaks, a signature change breaks only when some old
+call no longer fits; a body change never does.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from summarizers.ast_common import (
     language_for,
     parse_tree,
 )
+from summarizers.compat import ApiVerdict, judge_api
 
 __all__ = [
     "ParseErrorInfo",
@@ -70,19 +72,13 @@ class SymbolDiff:
     visibility_changed: list[tuple[Symbol, Symbol]] = field(default_factory=list)
     """Same symbol, public on one side only (e.g. dropped from __all__ or from exports)."""
 
+    api: ApiVerdict = field(default_factory=ApiVerdict)
+    """The compatibility judgement of every changed public symbol (`summarizers.compat`)."""
+
     @property
     def breaking(self) -> list[str]:
-        """Human-readable possible breaking changes to the public API."""
-        out = [f"removed {s.kind} {s.name}" for s in self.removed if s.public]
-        out += [
-            f"signature of {new.name}: {old.signature} -> {new.signature}"
-            for old, new in self.signature_changed
-            if old.public
-        ]
-        out += [
-            f"{new.name} is no longer public" for old, new in self.visibility_changed if old.public
-        ]
-        return out
+        """Why the change breaks callers of the public API, one reason a line."""
+        return self.api.reasons()
 
     @property
     def changed(self) -> bool:
@@ -118,7 +114,8 @@ def diff_symbols(old: str, new: str, language: str) -> SymbolDiff:
             body.append((old_sym, new_sym))
         if old_sym.public != new_sym.public:
             visibility.append((old_sym, new_sym))
-    return SymbolDiff(added, removed, signature, body, None, visibility)
+    api = judge_api(before.symbols, after.symbols, language)
+    return SymbolDiff(added, removed, signature, body, None, visibility, api)
 
 
 def exports_table(diffs: dict[str, SymbolDiff]) -> str:

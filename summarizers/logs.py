@@ -6,9 +6,11 @@ failures -> render by priority under the budget. Every step is a pure function o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from summarizers.causes import find_causes
 from summarizers.logformats import generic_log
 from summarizers.logformats.model import ParsedLog
 from summarizers.logformats.prep import prepare
@@ -51,6 +53,7 @@ def compact_log(
     if not parsed.counts and not parsed.failures:
         parsed = generic_log.parse(lines)
     parsed.drop("repeated lines", prepared.repeated_dropped)
+    parsed.causes = find_causes(lines)
     extra = [f"exit code {exit_code}"] if exit_code not in (None, 0) else []
     if not text:
         return CompactLog("", parsed.format, 0, 0)
@@ -67,6 +70,22 @@ def compact_log(
         failing=[f.id for f in parsed.failures if f.label or parsed.format != "generic"],
         omitted=rendered.omitted if text_out is rendered.text else [],
     )
+
+
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+
+
+def failure_messages(text: str) -> dict[str, str]:
+    """Failing id -> "ExcType: message", as the log's own format parser reads them: enough to
+    tell a test that fails the same way as before from one that now fails differently. Memory
+    addresses are masked; they differ between two runs of the same failure."""
+    lines = prepare(text).lines
+    parsed = _parse(detect(lines).parse, lines)
+    out: dict[str, str] = {}
+    for f in parsed.failures:
+        said = f"{f.exc_type}: {f.message}" if f.exc_type and f.message else f.exc_type or f.message
+        out.setdefault(f.id, _ADDRESS.sub("0x…", said))
+    return out
 
 
 def known_formats() -> list[str]:

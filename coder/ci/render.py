@@ -8,8 +8,18 @@ import html
 import re
 
 from coder.ci.comments import REVIEW_MARKER
-from coder.ci.report import BreakingChange, FileChange, ReviewReport, SuiteRun, SymbolChange
+from coder.ci.report import (
+    BreakingChange,
+    CompatibleChange,
+    FileChange,
+    ReviewReport,
+    SuiteRun,
+    SymbolChange,
+)
+from summarizers.compat import is_constructor
 
+FOLD_COMPATIBLE_OVER = 5
+MAX_COMPATIBLE_LISTED = 40
 CHANGE_WORDS = {
     "added": "added",
     "removed": "removed",
@@ -33,7 +43,13 @@ def render_markdown(report: ReviewReport) -> str:
     if report.breaking:
         parts += [_breaking_item(b) for b in report.breaking]
     else:
-        parts.append("None found: no public symbol was removed or changed its signature.")
+        parts.append(
+            "None found: no public symbol was removed or made private, and every changed "
+            "signature still accepts the calls it accepted before."
+        )
+    if report.compatible:
+        parts += ["", "### Compatible signature changes", ""]
+        parts += ["Every call these accepted at base still works.", "", *_compatible(report)]
     parts += ["", "### Symbols by file", ""]
     if report.files:
         parts += [_file_block(f) for f in report.files]
@@ -50,6 +66,9 @@ def _headline(report: ReviewReport) -> str:
     bits = [f"**{s.files} file{'s' if s.files != 1 else ''} changed** (+{s.added} −{s.removed})"]
     n = len(report.breaking)
     bits.append(f"**{n} possible breaking change{'s' if n != 1 else ''}**" if n else "no breaking")
+    if report.compatible:
+        c = len(report.compatible)
+        bits.append(f"{c} compatible signature change{'s' if c != 1 else ''}")
     bits.append(_tests_phrase(report))
     return " · ".join(bits)
 
@@ -76,6 +95,9 @@ def _tests_phrase(report: ReviewReport) -> str:
 def _breaking_item(b: BreakingChange) -> str:
     what = CHANGE_WORDS[b.change]
     line = f"- `{b.path}`: `{_inline(b.symbol)}` {what}"
+    restated = b.change in ("removed", "made_private") and not is_constructor(b.symbol)
+    if b.reasons and not restated:
+        line += f" ({_reasons(b.reasons)})"
     if b.old_signature and b.new_signature and b.old_signature != b.new_signature:
         line += f": `{_inline(b.old_signature)}` → `{_inline(b.new_signature)}`"
     total = len(b.call_sites) + b.more_call_sites
@@ -86,6 +108,30 @@ def _breaking_item(b: BreakingChange) -> str:
         sites.append(f"… and {b.more_call_sites} more")
     label = f"{total} call site{'s' if total != 1 else ''}"
     return f"{line}\n  <details><summary>{label}</summary>\n\n{fenced(chr(10).join(sites))}\n  </details>"
+
+
+def _compatible(report: ReviewReport) -> list[str]:
+    """Listed as they are when few; folded, and at most MAX_COMPATIBLE_LISTED, when many."""
+    items = [_compatible_item(c) for c in report.compatible[:MAX_COMPATIBLE_LISTED]]
+    left = len(report.compatible) - len(items)
+    if left:
+        items.append(f"- … and {left} more (`--format json` lists them all)")
+    if len(report.compatible) <= FOLD_COMPATIBLE_OVER:
+        return items
+    summary = f"{len(report.compatible)} compatible signature changes"
+    return [f"<details><summary>{summary}</summary>\n", *items, "\n</details>"]
+
+
+def _compatible_item(c: CompatibleChange) -> str:
+    what = "signature extended, compatible" if c.extended else "signature changed, compatible"
+    line = f"- `{c.path}`: `{_inline(c.symbol)}` {what}"
+    if c.old_signature and c.new_signature:
+        line += f": `{_inline(c.old_signature)}` → `{_inline(c.new_signature)}`"
+    return line + (f"\n  {_reasons(c.notes)}" if c.notes else "")
+
+
+def _reasons(lines: list[str]) -> str:
+    return "; ".join(line.replace("\n", " ") for line in lines)
 
 
 def _file_block(f: FileChange) -> str:
@@ -111,7 +157,12 @@ def _symbol_row(s: SymbolChange) -> str:
     sig = s.new_signature or s.old_signature or ""
     if s.change == "signature_changed" and s.old_signature:
         sig = f"{s.old_signature} → {s.new_signature}"
-    return f"| `{_cell(s.name)}`{public} | {s.kind} | {CHANGE_WORDS[s.change]} | `{_cell(sig)}` |"
+    change = CHANGE_WORDS[s.change]
+    if s.compatible is not None:
+        change += " (compatible)" if s.compatible else " (breaking)"
+    if s.change == "removed" and s.compatible:
+        change = "now inherited (compatible)"
+    return f"| `{_cell(s.name)}`{public} | {s.kind} | {change} | `{_cell(sig)}` |"
 
 
 def _symbol_counts(symbols: list[SymbolChange]) -> str:

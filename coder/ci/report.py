@@ -38,6 +38,14 @@ class SymbolChange(_Out):
     new_signature: str | None = None
     line: int | None = None
     """1-based line at head (at base for a removed symbol)."""
+    compatible: bool | None = None
+    """Does every old call still work? None when the change is not judged (not public API)."""
+    reasons: list[str] = Field(default_factory=list)
+    """Why old calls may break, when `compatible` is false."""
+    notes: list[str] = Field(default_factory=list)
+    """What changed without being judged (annotations, return types, new optional params)."""
+    extended: bool = False
+    """Judged compatible and callers may now pass more (a new optional parameter, `*args`)."""
 
 
 class FileChange(_Out):
@@ -64,9 +72,23 @@ class BreakingChange(_Out):
     change: SymbolChangeKind
     old_signature: str | None = None
     new_signature: str | None = None
+    reasons: list[str] = Field(default_factory=list)
+    """Why callers written against base may break ("new required parameter `c`")."""
     call_sites: list[CallSite] = Field(default_factory=list)
     more_call_sites: int = 0
     """Call sites found but not listed."""
+
+
+class CompatibleChange(_Out):
+    """A public signature that changed and still accepts every call it accepted at base."""
+
+    path: str
+    symbol: str
+    old_signature: str | None = None
+    new_signature: str | None = None
+    extended: bool = False
+    """Callers may now pass more (a new optional parameter, a default, `*args`)."""
+    notes: list[str] = Field(default_factory=list)
 
 
 class DiffStats(_Out):
@@ -110,6 +132,9 @@ class ReviewReport(_Out):
     stats: DiffStats
     files: list[FileChange] = Field(default_factory=list)
     breaking: list[BreakingChange] = Field(default_factory=list)
+    """Changes that may break callers, judged by `summarizers.compat`; `--fail-on breaking`."""
+    compatible: list[CompatibleChange] = Field(default_factory=list)
+    """Public signature changes judged compatible: every old call still works."""
     diff: str = ""
     """The patch from the merge base, compacted to a token budget."""
     tests: SuiteReport = Field(default_factory=SuiteReport)

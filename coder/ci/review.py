@@ -21,6 +21,7 @@ from coder.ci.gitrefs import (
 )
 from coder.ci.report import (
     BreakingChange,
+    CompatibleChange,
     DiffStats,
     FileChange,
     RefInfo,
@@ -28,7 +29,7 @@ from coder.ci.report import (
     SuiteReport,
 )
 from coder.ci.suite import SuiteOutcome, choose_test_command, compare_runs, run_suite
-from coder.ci.symbols import BREAKING_CHANGES, call_sites, file_symbol_changes
+from coder.ci.symbols import call_sites, file_symbol_changes
 from coder.ci.trees import commit_tree
 from sandbox.confine import SandboxUnavailable, make_sandbox
 from summarizers.diffs import summarize_diff
@@ -71,6 +72,7 @@ def build_review(options: ReviewOptions) -> ReviewReport:
         ),
         files=files,
         diff=diff,
+        compatible=_compatible(files),
     )
     with commit_tree(repo, head) as tree:
         report.breaking = _breaking(tree, files)
@@ -112,11 +114,14 @@ def _file_change(repo: Path, base: str, head: str, change: ChangedPath) -> FileC
 
 
 def _breaking(tree: Path, files: list[FileChange]) -> list[BreakingChange]:
+    """Every change the compatibility judgement calls breaking, with where the symbol is used."""
     breaking: list[BreakingChange] = []
+    seen: set[tuple[str, str]] = set()
     for f in files:
         for s in f.symbols:
-            if not s.public or s.change not in BREAKING_CHANGES:
+            if s.compatible is not False or (f.path, s.name) in seen:
                 continue
+            seen.add((f.path, s.name))
             line = None if s.change == "removed" else s.line
             sites, more = call_sites(tree, s.name, defined_in=f.path, definition_line=line)
             breaking.append(
@@ -126,11 +131,29 @@ def _breaking(tree: Path, files: list[FileChange]) -> list[BreakingChange]:
                     change=s.change,
                     old_signature=s.old_signature,
                     new_signature=s.new_signature,
+                    reasons=s.reasons,
                     call_sites=sites,
                     more_call_sites=more,
                 )
             )
     return breaking
+
+
+def _compatible(files: list[FileChange]) -> list[CompatibleChange]:
+    """Public signatures that changed and still accept every call they accepted at base."""
+    return [
+        CompatibleChange(
+            path=f.path,
+            symbol=s.name,
+            old_signature=s.old_signature,
+            new_signature=s.new_signature,
+            extended=s.extended,
+            notes=s.notes,
+        )
+        for f in files
+        for s in f.symbols
+        if s.compatible and s.change == "signature_changed"
+    ]
 
 
 def _tests(

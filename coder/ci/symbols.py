@@ -1,20 +1,22 @@
 """From two versions of a file to the report's symbol changes, and from a changed public symbol
 to the places in the repository that use it.
 
-A possible breaking change is a symbol that was public before and was removed, changed its
-signature, or stopped being public: callers written against the old version may no longer work.
+Whether a change may break callers is `summarizers.compat`'s judgement (the verifier's too):
+a public symbol removed or made private breaks them, a changed signature only when some call
+the old one accepted no longer fits. Each judged change carries its verdict and reasons.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from coder.ci.report import CallSite, SymbolChange, SymbolChangeKind
 from summarizers.ast_scope import Symbol, diff_symbols, language_for
+from summarizers.compat import ApiVerdict
 from summarizers.references import find_references
 
-BREAKING_CHANGES: tuple[SymbolChangeKind, ...] = ("removed", "signature_changed", "made_private")
 MAX_CALL_SITES = 20
 MAX_LINE_CHARS = 160
 
@@ -44,8 +46,47 @@ def file_symbol_changes(path: str, old: str | None, new: str | None) -> FileSymb
     for o, n in diff.visibility_changed:
         kind: SymbolChangeKind = "made_private" if o.public else "made_public"
         changes.append(_pair(o, n, kind, public=True))
+    if is_api_path(path):
+        changes = [_judged(c, diff.api) for c in changes]
     changes.sort(key=lambda c: (c.line or 0, c.name))
     return FileSymbols(language, changes)
+
+
+_NOT_API_DIRS = frozenset(
+    {"test", "tests", "__tests__", "testing", "examples", "example", "docs", "benchmarks"}
+)
+_NOT_API_FILES = frozenset({"setup.py", "conftest.py", "noxfile.py"})
+_TEST_NAME = re.compile(r"^(test_.*\.py|.*_test\.py|.*\.(test|spec)\.[cm]?[jt]sx?)$")
+
+
+def is_api_path(path: str) -> bool:
+    """A file others import: not a test (by name or under a test directory), an example, a
+    build script, or a private Python module (`_compat.py`, `_internal/`). Symbols of the
+    others are listed but never judged breaking."""
+    *dirs, name = path.split("/")
+    if name in _NOT_API_FILES or _TEST_NAME.match(name) or _NOT_API_DIRS.intersection(dirs):
+        return False
+    if name.endswith((".py", ".pyi")):
+        parts = [*dirs, name.rsplit(".", 1)[0]]
+        return not any(p.startswith("_") and not p.startswith("__") for p in parts)
+    return True
+
+
+def _judged(change: SymbolChange, api: ApiVerdict) -> SymbolChange:
+    """The change with the file's verdict on its symbol, if the API judgement covered it."""
+    if change.change in ("body_changed", "made_public"):
+        return change
+    verdict = api.breaking.get(change.name) or api.compatible.get(change.name)
+    if verdict is None:
+        return change
+    return change.model_copy(
+        update={
+            "compatible": verdict.compatible,
+            "reasons": list(verdict.reasons),
+            "notes": list(verdict.notes),
+            "extended": verdict.extended,
+        }
+    )
 
 
 def call_sites(

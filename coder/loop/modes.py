@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from coder.loop import prompts
+from coder.loop.final_check import FullRun, tree_of
 from coder.loop.planning import plan_phase, revise_phase
 from coder.loop.runtime import Runtime
 from coder.loop.state import RunStop, command_timeout
@@ -116,12 +117,16 @@ def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
         test_cmd=rt.test_cmd,
         cmd_timeout_s=command_timeout(rt.limits, rt.state),
         protected=rt.protected,
+        baseline=rt.baseline,
     )
 
 
 def _commit(rt: Runtime, step_id: str, checks: list[Check], status: str = "verified") -> None:
     sha = rt.checkpoints.commit(f"coder: {step_id}")
     rt.state.step_commits[step_id] = sha
+    full = [c.run for c in checks if c.run and c.run.requested == rt.test_cmd]
+    if full:
+        rt.state.full_run = FullRun(tree_of(rt.root, sha), full[-1])
     rt.state.record_checks(step_id, checks, status)
     rt.state.outcome(step_id).commit = sha
     if status == "verified":

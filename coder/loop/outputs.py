@@ -52,6 +52,7 @@ def write_outputs(
         patch=patch,
         message=message,
         final_check=final,
+        baseline=rt.baseline.result() if rt.baseline else None,
         pr=options.pr,
     )
     save_result(rt.run_dir, result)

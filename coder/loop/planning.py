@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from coder.loop import prompts
+from coder.loop.baseline import briefing_note
 from coder.loop.runtime import Runtime
 from coder.loop.turns import Phase
 from coder.tools.specs import PLAN_TOOLS
@@ -12,7 +13,8 @@ from contracts.validation import ValidPlan, validate_plan
 
 
 def plan_phase(rt: Runtime) -> ValidPlan:
-    briefing = prompts.plan_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.task_context)
+    baseline = briefing_note(rt.baseline) if rt.baseline else ""
+    briefing = prompts.plan_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.task_context, baseline)
     return _submit(rt, "plan", briefing)
 
 

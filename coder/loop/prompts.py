@@ -26,10 +26,16 @@ A plan is {"goal": str, "steps": [step, ...]}; a step is
                           "invariants": [checks that must hold after the step]},
  "rollbackPlan": {"gitCheckout": "HEAD~1"}}
 Invariants are objects such as {"kind": "tests_pass", "paths": ["tests/test_x.py"]},
-{"kind": "command_succeeds", "command": "..."}, {"kind": "signature_unchanged", "symbol": "f",
-"file": "src/m.py"}, {"kind": "public_api_unchanged", "file": "src/m.py"},
-{"kind": "text_absent", "pattern": "print\\\\(", "paths": ["src/**"]}, {"kind": "max_changed_lines", "n": 40},
-or strings of these forms:
+{"kind": "command_succeeds", "command": "..."}, {"kind": "signature_compatible", "symbol": "f",
+"file": "src/m.py"} (strict: "signature_unchanged"), {"kind": "public_api_compatible", "file":
+"src/m.py"} (strict: "public_api_unchanged"), {"kind": "text_absent", "pattern": "print\\\\(",
+"paths": ["src/**"]}, {"kind": "max_changed_lines", "n": 40}.
+Signatures and public APIs are checked compatible or strict. Compatible: every call the old
+version accepted still works (a new parameter with a default passes; a removed, renamed,
+reordered or newly required one fails). Strict: the signature stays identical. "Breaking",
+"backward compatible" and "don't break" mean compatible; "unchanged", "must not change" and
+"keeps its signature" mean strict. Any signature or API form takes "in FILE".
+Or strings of these forms:
 """
 
 
@@ -38,10 +44,15 @@ def _with_context(task: str, context: str) -> str:
     return f"Task: {task}\n\n{context.strip()}" if context.strip() else f"Task: {task}"
 
 
-def plan_briefing(task: str, repo_map: str, test_cmd: str | None, context: str = "") -> str:
+def plan_briefing(
+    task: str, repo_map: str, test_cmd: str | None, context: str = "", baseline: str = ""
+) -> str:
+    """`baseline`: what the test command said before any change (tests already failing, a
+    likely missing environment), so no step is made to demand a test red for another reason."""
     forms = "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
+    base = f"{baseline}\n\n" if baseline else ""
     return (
-        f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}\n\n"
+        f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}\n\n{base}"
         f"Repository map:\n{repo_map}\n\n"
         "Phase: PLAN. Explore with read_file/list_files/search, then call submit_plan with small, "
         "verifiable steps. Every step should name the tests that prove it.\n\n"

@@ -7,6 +7,7 @@ Every way a run can end (done, a budget, a model error, Ctrl-C, a crash) goes th
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +21,8 @@ from coder.config import (
     detect_test_cmd,
     load_repo_config,
 )
-from coder.loop.final_check import final_check, run_baseline
+from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
+from coder.loop.final_check import final_check, reusable_run
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
@@ -32,7 +34,7 @@ from coder.models.base import Model
 from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, make_model
 from coder.tools.toolbox import ToolBox
-from contracts.result import PullRequestRecord, RunResult
+from contracts.result import FinalCheck, PullRequestRecord, RunResult
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
 from sandbox.gitcli import GitError, git
@@ -99,6 +101,8 @@ def run_task(options: RunOptions) -> RunOutcome:
     model_spec, model = _model(options, config.model if config else None)
     limits = _limits(options, config)
     run_id = options.run_id or new_run_id()
+    run_dir = (options.out_dir or repo / ".coder" / "runs" / run_id).resolve()
+    fresh = _first_missing(run_dir)
     if options.out_dir is not None:
         try:
             options.out_dir.mkdir(parents=True, exist_ok=True)
@@ -123,11 +127,15 @@ def run_task(options: RunOptions) -> RunOutcome:
         raise UsageError(str(exc)) from None
     sandbox = EnvSandbox(sandbox, {**COMMAND_ENV, **options.command_env})
     with workspace:
-        run_dir = (options.out_dir or repo / ".coder" / "runs" / run_id).resolve()
         rt = _runtime(
             options, config, workspace, sandbox, model, model_spec, limits, run_dir, run_id
         )
-        result = _drive(rt, workspace, model_spec, options)
+        try:
+            result = _drive(rt, workspace, model_spec, options)
+        except BaselineUnrunnable as exc:
+            _discard(run_dir, fresh)
+            workspace.delete_branch()
+            raise UsageError(str(exc)) from None
     if options.apply:
         result = _apply(repo, result, run_dir)
     return RunOutcome(result, run_dir)
@@ -191,26 +199,19 @@ def _runtime(
 
 
 def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptions) -> RunResult:
-    """Run the mode and judge it; every way of ending writes the same complete outputs."""
+    """Run the mode and judge it; every way of ending writes the same complete outputs, except
+    a test command that cannot run at all: then the run never began and writes nothing."""
     reason, message, final = "interrupted", "interrupted", None
+    unrunnable = False
     try:
-        baseline = _timed(
+        rt.baseline = _timed(
             rt, lambda: run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
         )
+        rt.trace.emit("baseline", **rt.baseline.event())
         cache = RepoMapCache(directory=workspace.repo / ".coder" / "cache" / "repomap")
         rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
         MODES[rt.mode](rt)
-        final = _timed(
-            rt, lambda: final_check(rt.sandbox, rt.root, baseline, rt.limits.cmd_timeout_s)
-        )
-        rt.trace.emit(
-            "verification",
-            step=None,
-            kind="final_check",
-            status="passed" if final.passed else "failed",
-            evidence=final.detail,
-            new_failures=final.new_failures,
-        )
+        final = _final_check(rt, rt.baseline)
         if final.passed:
             reason, message = "completed", _completed_message(rt)
         else:
@@ -219,28 +220,49 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
         reason, message = stop.reason, stop.message
     except KeyboardInterrupt:
         reason, message = "interrupted", "interrupted by the user"
+    except BaselineUnrunnable:
+        unrunnable = True
+        raise
     except Exception as exc:
         reason, message = "interrupted", f"internal error: {type(exc).__name__}: {exc}"
         raise
     finally:
-        result = write_outputs(
-            rt,
-            options=options,
-            model_spec=model_spec,
-            workspace=workspace,
-            reason=reason,
-            message=message,
-            final=final,
-        )
-        rt.trace.emit(
-            "run_finished",
-            status=result.status,
-            stop_reason=result.stop_reason,
-            message=result.message,
-            wall_s=result.wall_s,
-        )
+        if not unrunnable:
+            result = write_outputs(
+                rt,
+                options=options,
+                model_spec=model_spec,
+                workspace=workspace,
+                reason=reason,
+                message=message,
+                final=final,
+            )
+            rt.trace.emit(
+                "run_finished",
+                status=result.status,
+                stop_reason=result.stop_reason,
+                message=result.message,
+                wall_s=result.wall_s,
+            )
         rt.trace.close()
     return result
+
+
+def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
+    reuse = reusable_run(rt.root, rt.state.full_run, rt.test_cmd)
+    final = _timed(
+        rt, lambda: final_check(rt.sandbox, rt.root, base, rt.limits.cmd_timeout_s, reuse)
+    )
+    rt.trace.emit(
+        "verification",
+        step=None,
+        kind="final_check",
+        status="passed" if final.passed else "failed",
+        evidence=final.detail,
+        new_failures=final.new_failures,
+        reused=reuse is not None,
+    )
+    return final
 
 
 T = TypeVar("T")
@@ -253,6 +275,22 @@ def _timed(rt: Runtime, work: Callable[[], T]) -> T:
         return work()
     finally:
         rt.state.command_s += time.monotonic() - started
+
+
+def _first_missing(path: Path) -> Path | None:
+    """The outermost directory on the way to `path` that does not exist yet: what a run that
+    cannot start must take back."""
+    missing = None
+    while not path.exists():
+        missing, path = path, path.parent
+    return missing
+
+
+def _discard(run_dir: Path, fresh: Path | None) -> None:
+    if fresh is not None:
+        shutil.rmtree(fresh, ignore_errors=True)
+    else:
+        (run_dir / "trace.jsonl").unlink(missing_ok=True)
 
 
 def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:

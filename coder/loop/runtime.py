@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from coder.loop.baseline import Baseline
 from coder.loop.state import Limits, RunState
 from coder.loop.trace import TraceWriter
 from coder.loop.turns import Session
@@ -53,6 +54,7 @@ class Runtime:
     allow_unverified: bool = False
     task_context: str = ""
     """Background for the plan and revise briefings (RunOptions.task_context)."""
+    baseline: Baseline | None = None
 
     def budget_left(self) -> str:
         s, lim = self.state, self.limits

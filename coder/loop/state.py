@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contracts.result import InvariantOutcome, StepOutcome
 from contracts.validation import ValidPlan
+
+if TYPE_CHECKING:
+    from coder.loop.final_check import FullRun
 
 
 class RunStop(Exception):
@@ -58,6 +61,8 @@ class RunState:
     seen: set[str] = field(default_factory=set)
     idle_turns: int = 0
     failed_calls: dict[str, int] = field(default_factory=dict)
+    full_run: FullRun | None = None
+    """The last step verification's run of the repository's test command, and its tree."""
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started

@@ -15,6 +15,8 @@ from typing import Any
 
 import regex
 
+from coder.loop.baseline import Baseline
+from coder.loop.testruns import TestRun, judge, named_by, run_tests
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
 from sandbox.changes import worktree_files
@@ -23,7 +25,15 @@ from sandbox.confine import Sandbox
 from sandbox.gitcli import GitError, git
 from sandbox.globs import glob_match
 from sandbox.policy import PathPolicy, out_of_scope
-from summarizers.ast_scope import diff_symbols, find_symbol, language_for
+from summarizers.ast_scope import (
+    Symbol,
+    SymbolDiff,
+    diff_symbols,
+    extract_symbols,
+    find_symbol,
+    language_for,
+)
+from summarizers.compat import judge_symbol
 from summarizers.logs import compact_log
 
 EVIDENCE_BUDGET = 600
@@ -38,6 +48,8 @@ class Check:
     evidence: str
     detail: str = ""
     command_s: float = 0.0
+    run: TestRun | None = None
+    """The test run behind a tests_pass check, kept so an identical final check can reuse it."""
 
 
 @dataclass
@@ -49,6 +61,8 @@ class VerifyEnv:
     test_cmd: str | None
     cmd_timeout_s: float
     protected: list[str]
+    baseline: Baseline | None = None
+    """Tests red before the run do not fail a step unless its invariant names them by id."""
 
 
 Checker = Callable[[Any, CompiledStep, VerifyEnv], Check]
@@ -118,7 +132,25 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
         return Check("tests_pass", "failed", "no test command: pass --test-cmd or set test_cmd")
     if invariant.paths and not invariant.command:
         command = narrow_test_command(command, invariant.paths, env.root)
-    return _run_check("tests_pass", command, env)
+    run = run_tests(env.sandbox, env.root, command, env.cmd_timeout_s)
+    base = env.baseline.failing_at_base() if env.baseline else None
+    verdict = judge(run, base, named_by(invariant.paths or [], invariant.command))
+    evidence = "\n".join(line for line in (verdict.head, run.note()) if line)
+    if not verdict.passed and run.result.output.strip():
+        evidence += (
+            "\n"
+            + compact_log(
+                run.result.output, budget=EVIDENCE_BUDGET, exit_code=run.result.exit_code
+            ).text
+        )
+    return Check(
+        "tests_pass",
+        "passed" if verdict.passed else "failed",
+        evidence,
+        detail=command,
+        command_s=run.result.duration_s,
+        run=run,
+    )
 
 
 def narrow_test_command(command: str, paths: list[str], root: Path) -> str:
@@ -140,51 +172,87 @@ def check_command(invariant: inv.CommandSucceeds, step: CompiledStep, env: Verif
     return _run_check("command_succeeds", invariant.command, env)
 
 
-@checker("signature_unchanged")
-def check_signature(invariant: inv.SignatureUnchanged, step: CompiledStep, env: VerifyEnv) -> Check:
-    kind = "signature_unchanged"
-    files = [invariant.file] if invariant.file else _candidate_files(step, env)
+@dataclass(frozen=True)
+class _SymbolSides:
+    """Where a signature invariant's symbol was found at the checkpoint, and both versions."""
+
+    rel: str
+    language: str
+    old: Symbol
+    before: str
+    after: str | None
+    """The file now; None when it was deleted or cannot be read."""
+
+
+def _find_at_checkpoint(
+    symbol: str, file: str | None, step: CompiledStep, env: VerifyEnv
+) -> _SymbolSides | None:
+    files = [file] if file else _candidate_files(step, env)
     for rel in files:
         language = language_for(rel)
         before = _at_checkpoint(env, rel)
         if language is None or before is None:
             continue
-        old = find_symbol(before, language, invariant.symbol)
-        if old is None:
-            continue
-        current = _current(env, rel)
-        new = find_symbol(current, language, invariant.symbol) if current is not None else None
-        if new is None:
-            return Check(
-                kind,
-                "failed",
-                f"{invariant.symbol} was removed from {rel}",
-                detail=invariant.symbol,
-            )
-        if new.signature != old.signature:
-            return Check(
-                kind,
-                "failed",
-                f"{invariant.symbol} in {rel} changed:\n  before: {old.signature}\n  after:  {new.signature}",
-                detail=invariant.symbol,
-            )
-        return Check(
-            kind, "passed", f"{invariant.symbol}: {new.signature}", detail=invariant.symbol
-        )
-    where = invariant.file or "the step's files or the repository"
+        old = find_symbol(before, language, symbol)
+        if old is not None:
+            return _SymbolSides(rel, language, old, before, _current(env, rel))
+    return None
+
+
+def _not_found(kind: str, symbol: str, file: str | None) -> Check:
+    where = file or "the step's files or the repository"
     return Check(
-        kind,
-        "failed",
-        f"symbol {invariant.symbol} not found in {where} at the checkpoint",
-        detail=invariant.symbol,
+        kind, "failed", f"symbol {symbol} not found in {where} at the checkpoint", detail=symbol
     )
 
 
-@checker("public_api_unchanged")
-def check_public_api(
-    invariant: inv.PublicApiUnchanged, step: CompiledStep, env: VerifyEnv
+@checker("signature_unchanged")
+def check_signature(invariant: inv.SignatureUnchanged, step: CompiledStep, env: VerifyEnv) -> Check:
+    kind, symbol = "signature_unchanged", invariant.symbol
+    sides = _find_at_checkpoint(symbol, invariant.file, step, env)
+    if sides is None:
+        return _not_found(kind, symbol, invariant.file)
+    old = sides.old
+    new = find_symbol(sides.after, sides.language, symbol) if sides.after is not None else None
+    if new is None:
+        return Check(kind, "failed", f"{symbol} was removed from {sides.rel}", detail=symbol)
+    if new.signature != old.signature:
+        return Check(
+            kind,
+            "failed",
+            f"{symbol} in {sides.rel} changed:\n  before: {old.signature}\n  after:  {new.signature}",
+            detail=symbol,
+        )
+    return Check(kind, "passed", f"{symbol}: {new.signature}", detail=symbol)
+
+
+@checker("signature_compatible")
+def check_signature_compatible(
+    invariant: inv.SignatureCompatible, step: CompiledStep, env: VerifyEnv
 ) -> Check:
-    kind, rel = "public_api_unchanged", invariant.file
+    """Every call the old signature accepted must still work (`summarizers.compat`)."""
+    kind, symbol = "signature_compatible", invariant.symbol
+    sides = _find_at_checkpoint(symbol, invariant.file, step, env)
+    if sides is None:
+        return _not_found(kind, symbol, invariant.file)
+    if sides.after is None:
+        return Check(kind, "failed", f"{sides.rel} was deleted", detail=symbol)
+    after = extract_symbols(sides.after, sides.language)
+    if after.error is not None:
+        return Check(kind, "failed", f"{sides.rel} does not parse: {after.error}", detail=symbol)
+    before = {s.name: s for s in extract_symbols(sides.before, sides.language).symbols}
+    now = {s.name: s for s in after.symbols}
+    name = sides.old.name
+    verdict = judge_symbol(name, before, now, sides.language)
+    new = now.get(name)
+    evidence = f"{name} in {sides.rel}: {verdict.text()}"
+    if new is not None and new.signature != sides.old.signature:
+        evidence += f"\n  before: {sides.old.signature}\n  after:  {new.signature}"
+    return Check(kind, "passed" if verdict.compatible else "failed", evidence, detail=symbol)
+
+
+def _file_diff(kind: str, rel: str, env: VerifyEnv) -> SymbolDiff | Check:
+    """The symbol diff of one file since the checkpoint, or the failed Check saying why not."""
     language = language_for(rel)
     before, after = _at_checkpoint(env, rel), _current(env, rel)
     if language is None:
@@ -196,6 +264,17 @@ def check_public_api(
     diff = diff_symbols(before, after, language)
     if diff.error:
         return Check(kind, "failed", f"{rel} does not parse: {diff.error}", detail=rel)
+    return diff
+
+
+@checker("public_api_unchanged")
+def check_public_api(
+    invariant: inv.PublicApiUnchanged, step: CompiledStep, env: VerifyEnv
+) -> Check:
+    kind, rel = "public_api_unchanged", invariant.file
+    diff = _file_diff(kind, rel, env)
+    if isinstance(diff, Check):
+        return diff
     broken = [f"removed {s.name}" for s in diff.removed if s.public]
     broken += [
         f"changed {o.name}: {o.signature} → {n.signature}"
@@ -205,6 +284,27 @@ def check_public_api(
     if broken:
         return Check(kind, "failed", f"{rel}: " + "; ".join(broken), detail=rel)
     return Check(kind, "passed", f"{rel}: public symbols unchanged", detail=rel)
+
+
+@checker("public_api_compatible")
+def check_public_api_compatible(
+    invariant: inv.PublicApiCompatible, step: CompiledStep, env: VerifyEnv
+) -> Check:
+    """No public symbol removed or made private; every changed public signature compatible."""
+    kind, rel = "public_api_compatible", invariant.file
+    diff = _file_diff(kind, rel, env)
+    if isinstance(diff, Check):
+        return diff
+    if diff.breaking:
+        return Check(
+            kind, "failed", f"{rel} breaks callers: " + "; ".join(diff.breaking), detail=rel
+        )
+    compatible = [f"`{n}`: {v.text()}" for n, v in diff.api.compatible.items()]
+    if compatible:
+        evidence = f"{rel}: {len(compatible)} compatible change(s): " + "; ".join(compatible)
+    else:
+        evidence = f"{rel}: public symbols unchanged"
+    return Check(kind, "passed", evidence, detail=rel)
 
 
 def _text_matches(

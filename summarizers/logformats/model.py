@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from summarizers.causes import Cause
+
 
 @dataclass
 class Failure:
@@ -45,6 +47,8 @@ class ParsedLog:
     """Line indices never worth printing, even inside a context block (runtime internals)."""
     replaced: dict[int, str] = field(default_factory=dict)
     """Line indices printed as other text, e.g. "[12 similar frames dropped]" over a run."""
+    causes: list[Cause] = field(default_factory=list)
+    """Lines that say why nothing could run (a missing module, ...): kept under every budget."""
 
     def drop(self, category: str, n: int = 1) -> None:
         if n > 0:

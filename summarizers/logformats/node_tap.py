@@ -17,6 +17,9 @@ _COUNT = re.compile(r"^# (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$"
 _KEY = re.compile(r"^(\s*)(\w+):(?: (.*))?$")
 _INTERNAL = ("node:internal", "node:async_hooks", "(<anonymous>)", "new Promise", "Array.map")
 SEPARATOR = " > "
+_ERROR_LINE = re.compile(r"^((?:[A-Z]\w*)?Error(?: \[\w+\])?): (.+)$")
+FILE_FAILED = "test failed"
+"""node's whole message for a test file whose process exited non-zero."""
 
 
 def sniff(lines: list[str]) -> float:
@@ -49,6 +52,7 @@ def parse(lines: list[str]) -> ParsedLog:
     log = ParsedLog(format="node-tap", lines=lines)
     stack: list[str] = []
     counts: list[str] = []
+    diagnostics: list[int] = []
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
@@ -62,6 +66,8 @@ def parse(lines: list[str]) -> ParsedLog:
             c = _COUNT.match(line)
             if c:
                 counts.append(f"{c.group(1)} {c.group(2)}")
+            elif line.startswith("# "):
+                diagnostics.append(i)
             i += 1
             continue
         level = len(m.group(1)) // 4
@@ -72,11 +78,32 @@ def parse(lines: list[str]) -> ParsedLog:
         else:
             failure = _failure(lines, test_path(stack, level, name), yaml_start, yaml_end, log)
             if failure is not None:
+                if level == 0 and failure.message == FILE_FAILED:
+                    _from_diagnostics(lines, diagnostics, failure, log)
                 log.failures.append(failure)
+        diagnostics = []
         i = max(i + 1, yaml_end)
     if counts:
         log.counts = [", ".join(counts)]
     return log
+
+
+def _from_diagnostics(lines: list[str], found: list[int], failure: Failure, log: ParsedLog) -> None:
+    """A test file whose process failed says only "test failed"; the why is what the process
+    printed, which node reports as `# ` lines before the file's own result (a missing module)."""
+    for j in found:
+        text = lines[j][2:].strip()
+        if any(mark in text for mark in _INTERNAL) or text.startswith(("throw ", "^")):
+            log.noise.add(j)
+    useful = [j for j in found if j not in log.noise]
+    for j in useful:
+        m = _ERROR_LINE.match(lines[j][2:].strip())
+        if m:
+            failure.exc_type, failure.message = m.group(1), m.group(2)
+            failure.details = [k for k in useful if k > j][:8]
+            failure.blocks = [*windows([j], found[0], found[-1] + 1), *failure.blocks]
+            add_unique(failure.locations, [r for k in useful for r in references(lines[k], None)])
+            return
 
 
 def _yaml_block(lines: list[str], start: int) -> tuple[int, int]:

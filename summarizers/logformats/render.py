@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from summarizers.causes import Cause
 from summarizers.logformats.model import Failure, ParsedLog
 from summarizers.tokens import byte_cap, clip_chars, clip_to_bytes, utf8_len
 
@@ -26,6 +27,8 @@ BLOCK_LINES = 60
 SHORT_FOOTER = "[more left out]"
 FIRST_SHARE = 3
 """When the bare ids cannot all fit, 1/FIRST_SHARE of the room goes to full lines first."""
+CAUSES_SHARE = 4
+"""Cause lines after the first may take at most 1/CAUSES_SHARE of the budget."""
 _DIGITS = re.compile(r"\d+")
 
 
@@ -60,29 +63,64 @@ class _State:
 
 def render(log: ParsedLog, budget: int, extra_counts: list[str] | None = None) -> Rendered:
     cap = byte_cap(budget)
-    states = _states(log)
     counts = [clip_chars(c, COUNTS_CHARS) for c in [*log.counts, *(extra_counts or [])] if c]
-    counts_text = "".join(c + "\n" for c in counts)
-    reserve, short = _footer_reserve(log, states, cap)
-    filler = _Filler(log, states, cap - reserve)
-    if utf8_len(counts_text) > filler.room:
-        counts_text = clip_to_bytes(counts_text.rstrip("\n"), max(0, filler.room - 1)) + "\n"
-    filler.used = utf8_len(counts_text) if filler.room > 0 else 0
-    counts_text = counts_text if filler.room > 0 else ""
-    filler.fill()
-    body = counts_text + filler.types_line
-    body += "".join(s.summary for s in states) + "".join(s.section for s in states)
+    causes = _fit_causes(log.causes, cap)
+    page = _Page(log, counts, causes, cap)
+    unsaid = [(c, line) for c, line in causes if c.key not in page.said]
+    if len(unsaid) < len(causes):  # the failures' own lines name them: give their room back
+        page = _Page(log, counts, unsaid, cap)
+    states = page.states
+    body = page.counts_text + "".join(line for c, line in unsaid if c.key not in page.said)
+    body += page.rest
     omitted = _omitted(log, states)
     lossy = len(omitted) > len(log.dropped)
     footer = ""
-    if omitted and reserve:
-        footer = SHORT_FOOTER if short else "[left out: " + "; ".join(omitted) + "]"
+    if omitted and page.reserve:
+        footer = SHORT_FOOTER if page.short else "[left out: " + "; ".join(omitted) + "]"
     text = (body + footer).rstrip("\n")
     if not text.strip():
         text = _last_resort(log, states, cap)
     if utf8_len(text) > cap:  # unreachable by construction; the budget is a hard promise
         text = clip_to_bytes(text, cap)
     return Rendered(text=text, omitted=omitted, lossy=lossy)
+
+
+class _Page:
+    """One filling of the budget: counts, then failures tier by tier, around the cause lines."""
+
+    def __init__(
+        self, log: ParsedLog, counts: list[str], causes: list[tuple[Cause, str]], cap: int
+    ) -> None:
+        self.states = _states(log)
+        room = cap - sum(utf8_len(line) for _, line in causes)
+        self.reserve, self.short = _footer_reserve(log, self.states, room)
+        filler = _Filler(log, self.states, room - self.reserve)
+        counts_text = "".join(c + "\n" for c in counts)
+        if utf8_len(counts_text) > filler.room:
+            counts_text = clip_to_bytes(counts_text.rstrip("\n"), max(0, filler.room - 1)) + "\n"
+        filler.used = utf8_len(counts_text) if filler.room > 0 else 0
+        self.counts_text = counts_text if filler.room > 0 else ""
+        filler.fill()
+        self.rest = filler.types_line + "".join(s.summary for s in self.states)
+        self.rest += "".join(s.section for s in self.states)
+        self.said = self.counts_text + self.rest
+
+
+def _fit_causes(causes: list[Cause], room: int) -> list[tuple[Cause, str]]:
+    """Cause lines come first: the one that fits nowhere whole is cut down to what it names."""
+    out: list[tuple[Cause, str]] = []
+    used = 0
+    for cause in causes:
+        line = clip_chars(cause.text, LINE_CHARS) + "\n"
+        if used + utf8_len(line) > (room if not out else room // CAUSES_SHARE):
+            if out or room <= 1:
+                break
+            tail = cause.text[max(0, cause.text.find(cause.key)) :]
+            core = tail if utf8_len(tail) < room else cause.key
+            line = clip_to_bytes(core, room - 1) + "\n"
+        out.append((cause, line))
+        used += utf8_len(line)
+    return out
 
 
 def _states(log: ParsedLog) -> list[_State]:

@@ -239,3 +239,39 @@ def test_markup_in_model_text_prints_as_written(tmp_path):
     assert "blocked [/] on list[int]" in proc.stdout
     show = coder("show", str(tmp_path / "o"))
     assert show.returncode == 0 and "blocked [/] on list[int]" in show.stdout
+
+
+def test_a_test_command_that_cannot_run_exits_2_with_one_line(tmp_path):
+    repo = calc(tmp_path)
+    before = snapshot(repo)
+    script = write_script(tmp_path / "s.json", [plan(FIX_STEP)])
+    proc = coder(
+        "run",
+        "--task",
+        "fix add",
+        "--repo",
+        str(repo),
+        "--model",
+        f"script:{script}",
+        "--test-cmd",
+        ".venv/bin/python -m pytest",
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    error = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(error) == 1 and "`.venv/bin/python -m pytest` cannot run" in error[0]
+    assert "No such file or directory" in error[0] and "plan v1" not in proc.stdout
+    assert snapshot(repo) == before
+
+
+def test_the_terminal_says_what_already_fails(tmp_path):
+    repo = calc(tmp_path)
+    script = write_script(tmp_path / "s.json", [{"tool": "stop", "input": {"reason": "seen"}}])
+    proc = coder("run", "--task", "fix add", "--repo", str(repo), "--model", f"script:{script}")
+    assert proc.returncode == 1, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("baseline "))
+    assert "`python -m pytest -q`" in line
+    assert line.endswith("1 passed, 1 already failing: tests/test_calc.py::test_add")
+    run_dir = "".join(proc.stdout.split("run directory: ")[-1].split())  # wrapped at 80
+    show = coder("show", run_dir)
+    assert show.returncode == 0
+    assert "baseline: `python -m pytest -q` exit 1 · 1 passed · 1 already failing" in show.stdout

@@ -66,22 +66,79 @@ PHRASINGS: list[tuple[str, dict]] = [
     ("running `ruff check .` succeeds", {"kind": "command_succeeds", "command": "ruff check ."}),
     ('"go vet ./..." should not fail', {"kind": "command_succeeds", "command": "go vet ./..."}),
     ("`mypy src` returns exit code 0", {"kind": "command_succeeds", "command": "mypy src"}),
-    # signatures
+    # signatures, compatible: "breaking", "backward compatible", "don't break"
     (
         "Zero breaking changes to verifyCredential signature",
-        {"kind": "signature_unchanged", "symbol": "verifyCredential"},
+        {"kind": "signature_compatible", "symbol": "verifyCredential"},
     ),
     (
         "No breaking changes to `verifyCredential()`'s signature",
-        {"kind": "signature_unchanged", "symbol": "verifyCredential"},
+        {"kind": "signature_compatible", "symbol": "verifyCredential"},
     ),
     (
         "zero breaking changes to the signature of Auth.login in src/auth.ts",
-        {"kind": "signature_unchanged", "symbol": "Auth.login", "file": "src/auth.ts"},
+        {"kind": "signature_compatible", "symbol": "Auth.login", "file": "src/auth.ts"},
     ),
+    (
+        "Zero breaking changes to verifyCredential signature in src/auth.ts",
+        {"kind": "signature_compatible", "symbol": "verifyCredential", "file": "src/auth.ts"},
+    ),
+    (
+        "no breaking changes to `verifyCredential`",
+        {"kind": "signature_compatible", "symbol": "verifyCredential"},
+    ),
+    (
+        "no breaking changes to the function parse_date in calendarlib/dates.py",
+        {"kind": "signature_compatible", "symbol": "parse_date", "file": "calendarlib/dates.py"},
+    ),
+    (
+        "natural_list stays backward compatible",
+        {"kind": "signature_compatible", "symbol": "natural_list"},
+    ),
+    (
+        "natural_list in src/humanize/lists.py must stay backwards-compatible",
+        {"kind": "signature_compatible", "symbol": "natural_list", "file": "src/humanize/lists.py"},
+    ),
+    (
+        "natural_list must remain backward compatible in src/humanize/lists.py",
+        {"kind": "signature_compatible", "symbol": "natural_list", "file": "src/humanize/lists.py"},
+    ),
+    (
+        "The signature of parse_date should stay compatible",
+        {"kind": "signature_compatible", "symbol": "parse_date"},
+    ),
+    (
+        "parse_date's signature remains backward compatible in calendarlib/dates.py",
+        {"kind": "signature_compatible", "symbol": "parse_date", "file": "calendarlib/dates.py"},
+    ),
+    (
+        "Store.get keeps backward compatibility",
+        {"kind": "signature_compatible", "symbol": "Store.get"},
+    ),
+    (
+        "Don't break callers of createPost in src/posts.js",
+        {"kind": "signature_compatible", "symbol": "createPost", "file": "src/posts.js"},
+    ),
+    (
+        "do not break the signature of verifyCredential",
+        {"kind": "signature_compatible", "symbol": "verifyCredential"},
+    ),
+    (
+        "must not break `createPost`'s callers",
+        {"kind": "signature_compatible", "symbol": "createPost"},
+    ),
+    (
+        "existing calls to load in pkg/io.py must keep working",
+        {"kind": "signature_compatible", "symbol": "load", "file": "pkg/io.py"},
+    ),
+    # signatures, strict: "unchanged", "must not change", "keeps its signature"
     (
         "the signature of verifyCredential must not change",
         {"kind": "signature_unchanged", "symbol": "verifyCredential"},
+    ),
+    (
+        "The signature of verifyCredential must not change in src/auth.ts",
+        {"kind": "signature_unchanged", "symbol": "verifyCredential", "file": "src/auth.ts"},
     ),
     (
         "The signature of the function load in pkg/io.py should stay the same",
@@ -91,9 +148,29 @@ PHRASINGS: list[tuple[str, dict]] = [
         "parse_config's signature is unchanged",
         {"kind": "signature_unchanged", "symbol": "parse_config"},
     ),
+    (
+        "parse_config's signature in app/config.py is unchanged",
+        {"kind": "signature_unchanged", "symbol": "parse_config", "file": "app/config.py"},
+    ),
+    (
+        "parse_config's signature stays the same in app/config.py",
+        {"kind": "signature_unchanged", "symbol": "parse_config", "file": "app/config.py"},
+    ),
     ("hash_token keeps its signature", {"kind": "signature_unchanged", "symbol": "hash_token"}),
+    (
+        "hash_token keeps its signature in src/auth.ts",
+        {"kind": "signature_unchanged", "symbol": "hash_token", "file": "src/auth.ts"},
+    ),
+    (
+        "hash_token in src/auth.ts must keep its signature",
+        {"kind": "signature_unchanged", "symbol": "hash_token", "file": "src/auth.ts"},
+    ),
     ("the signature of `add` doesn't change", {"kind": "signature_unchanged", "symbol": "add"}),
-    # public API (a file)
+    (
+        "No changes to the signature of Auth.login in src/auth.ts",
+        {"kind": "signature_unchanged", "symbol": "Auth.login", "file": "src/auth.ts"},
+    ),
+    # public API (a file), strict
     (
         "src/auth.ts's public API is unchanged",
         {"kind": "public_api_unchanged", "file": "src/auth.ts"},
@@ -104,24 +181,65 @@ PHRASINGS: list[tuple[str, dict]] = [
         {"kind": "public_api_unchanged", "file": "calc.py"},
     ),
     (
-        "no breaking changes to the public API of lib/index.js",
-        {"kind": "public_api_unchanged", "file": "lib/index.js"},
-    ),
-    (
         "the exports of src/index.ts remain the same",
         {"kind": "public_api_unchanged", "file": "src/index.ts"},
-    ),
-    (
-        "Zero breaking changes to src/auth.ts",
-        {"kind": "public_api_unchanged", "file": "src/auth.ts"},
     ),
     (
         "the signature of calc.py must not change",
         {"kind": "public_api_unchanged", "file": "calc.py"},
     ),
     (
-        "no breaking changes to `verifyCredential`",
-        {"kind": "signature_unchanged", "symbol": "verifyCredential"},
+        "no changes to the public API of lib/index.js",
+        {"kind": "public_api_unchanged", "file": "lib/index.js"},
+    ),
+    (
+        "The public API of the store module must not change in pkg/store.py",
+        {"kind": "public_api_unchanged", "file": "pkg/store.py"},
+    ),
+    (
+        "the public API in pkg/store.py is unchanged",
+        {"kind": "public_api_unchanged", "file": "pkg/store.py"},
+    ),
+    (
+        "the public API must not change in pkg/store.py",
+        {"kind": "public_api_unchanged", "file": "pkg/store.py"},
+    ),
+    # public API (a file), compatible
+    (
+        "no breaking changes to the public API of lib/index.js",
+        {"kind": "public_api_compatible", "file": "lib/index.js"},
+    ),
+    (
+        "Zero breaking changes to src/auth.ts's public API",
+        {"kind": "public_api_compatible", "file": "src/auth.ts"},
+    ),
+    (
+        "no breaking changes to the public API in src/auth.ts",
+        {"kind": "public_api_compatible", "file": "src/auth.ts"},
+    ),
+    (
+        "no breaking changes to the public API of the auth module in src/auth.ts",
+        {"kind": "public_api_compatible", "file": "src/auth.ts"},
+    ),
+    (
+        "Zero breaking changes to src/auth.ts",
+        {"kind": "public_api_compatible", "file": "src/auth.ts"},
+    ),
+    (
+        "src/auth.ts stays backward compatible",
+        {"kind": "public_api_compatible", "file": "src/auth.ts"},
+    ),
+    (
+        "The public API of calc.py must remain backwards compatible",
+        {"kind": "public_api_compatible", "file": "calc.py"},
+    ),
+    (
+        "the public API stays compatible in calc.py",
+        {"kind": "public_api_compatible", "file": "calc.py"},
+    ),
+    (
+        "don't break the public API of lib/index.js",
+        {"kind": "public_api_compatible", "file": "lib/index.js"},
     ),
     # text absent / present
     (
@@ -232,6 +350,9 @@ def test_pattern_of_no_print_rule_matches_calls_not_lookalikes() -> None:
         "performance does not regress",
         "AuthService's public API is unchanged",  # not a file: says what would work instead
         "fewer than 0 lines change",
+        "parse_date is compatible with Python 3.8",  # not about callers
+        "don't break callers",  # of what?
+        "it stays backward compatible",
     ],
 )
 def test_uncompilable_strings_are_errors_that_list_the_forms(text: str) -> None:
@@ -247,6 +368,26 @@ def test_public_api_of_a_symbol_says_what_to_write_instead() -> None:
     with pytest.raises(InvariantCompileError) as caught:
         compile_invariant("AuthService's public API is unchanged")
     assert "The signature of AuthService must not change" in caught.value.reasons[0][1]
+    with pytest.raises(InvariantCompileError) as caught:
+        compile_invariant("no breaking changes to AuthService's public API")
+    assert "AuthService stays backward compatible" in caught.value.reasons[0][1]
+
+
+def test_every_signature_and_api_form_says_whether_it_is_strict_or_compatible() -> None:
+    api_rules = {r.name for r in RULES if "signature" in r.name or "api" in r.name}
+    api_rules |= {"breaking_any"}
+    for rule in RULES:
+        if rule.name not in api_rules:
+            continue
+        for form in rule.forms:
+            assert ("strict" in form) != ("compatible" in form), form
+    strict = {compile_invariant(e).kind for r in RULES if r.name in api_rules for e in r.examples}
+    assert strict == {
+        "signature_unchanged",
+        "signature_compatible",
+        "public_api_unchanged",
+        "public_api_compatible",
+    }
 
 
 @pytest.mark.parametrize("text", ["", "   ", "."])
@@ -268,7 +409,10 @@ OBJECTS = [
     {"kind": "tests_pass", "paths": ["tests/unit"], "command": "pytest -q"},
     {"kind": "command_succeeds", "command": "npx tsc --noEmit"},
     {"kind": "signature_unchanged", "symbol": "f", "file": "a.py"},
+    {"kind": "signature_compatible", "symbol": "f", "file": "a.py"},
+    {"kind": "signature_compatible", "symbol": "Store"},
     {"kind": "public_api_unchanged", "file": "a.py"},
+    {"kind": "public_api_compatible", "file": "a.py"},
     {"kind": "text_absent", "pattern": r"print\(", "paths": ["a.py"]},
     {"kind": "text_present", "pattern": "def add"},
     {"kind": "max_changed_lines", "n": 0},

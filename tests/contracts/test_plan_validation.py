@@ -1,6 +1,5 @@
 import copy
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +9,7 @@ from contracts.invariants import (
     Advisory,
     CommandSucceeds,
     FilesWithinScope,
-    SignatureUnchanged,
+    SignatureCompatible,
     TestsPass,
 )
 from contracts.validation import PlanCheck, Problem, validate_plan
@@ -64,7 +63,7 @@ def test_seed_plan_is_valid_when_the_dependency_was_verified_earlier() -> None:
     assert check.plan.order == ["migrate-auth-tokens"]
     compiled = check.plan.steps["migrate-auth-tokens"]
     assert compiled.invariants == [
-        SignatureUnchanged(symbol="verifyCredential", source=compiled.invariants[0].source),
+        SignatureCompatible(symbol="verifyCredential", source=compiled.invariants[0].source),
         TestsPass(paths=["auth.test.ts"], source=compiled.invariants[1].source),
         CommandSucceeds(command="npx tsc --noEmit"),
     ]
@@ -463,11 +462,9 @@ def big_plan(n: int) -> dict:
     return {"goal": "big", "steps": steps}
 
 
-def test_a_thousand_step_plan_validates_well_under_a_second() -> None:
+def test_a_thousand_step_plan_validates_in_order() -> None:
+    """Its speed is measured by benchmarks/bench_plan_validation.py, not by a timed test."""
     data = big_plan(1000)
-    start = time.perf_counter()
     check = validate_plan(data)
-    elapsed = time.perf_counter() - start
     assert check.plan is not None and len(check.plan.order) == 1000
     assert check.plan.order[0] == "s0" and check.plan.order[-1] == "s999"
-    assert elapsed < 1.0, f"{elapsed:.3f}s"

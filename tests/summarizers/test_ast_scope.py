@@ -237,7 +237,7 @@ def test_visibility_change_is_breaking() -> None:
     new = "module.exports = { a };\nfunction a() {}\nfunction b() {}\n"
     diff = diff_symbols(old, new, "javascript")
     assert [(o.name, n.public) for o, n in diff.visibility_changed] == [("b", False)]
-    assert diff.breaking == ["b is no longer public"]
+    assert diff.breaking == ["`b` is no longer public"]
 
 
 def test_method_signature_change_is_breaking_and_private_change_is_not() -> None:
@@ -245,7 +245,7 @@ def test_method_signature_change_is_breaking_and_private_change_is_not() -> None
     new = "class A:\n    def m(self, x, y): ...\n    def _p(self, z): ...\n"
     diff = diff_symbols(old, new, "python")
     assert {o.name for o, _ in diff.signature_changed} == {"A.m", "A._p"}
-    assert diff.breaking == ["signature of A.m: m(self, x) -> m(self, x, y)"]
+    assert diff.breaking == ["`A.m`: new required parameter `y`"]
 
 
 @pytest.mark.parametrize(
@@ -311,3 +311,14 @@ def test_exports_table_lists_only_changed_exports_across_files() -> None:
     assert any("lib/broken.py" in r and "does not parse" in r for r in rows)
     assert not any("helper" in r for r in rows)  # private in lib/store.py: not an export
     assert exports_table({"a.py": diff_symbols(PY, PY, "python")}) == "No exported symbols changed."
+
+
+def test_tsc_commonjs_preamble_declares_exports_without_defining_them() -> None:
+    """tsc emits `exports.b = exports.a = void 0;` before the real assignments."""
+    src = (
+        '"use strict";\nexports.b = exports.a = void 0;\nfunction a(x) { return x; }\n'
+        "exports.a = a;\nconst bImpl = (y) => y;\nexports.b = bImpl;\n"
+        "exports.c = exports.d = function (z) { return z; };\n"
+    )
+    public = names(src, "javascript", public_only=True)
+    assert public == {"a": "a(x)", "bImpl": "bImpl(y)", "c": "c(z)"}

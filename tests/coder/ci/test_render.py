@@ -3,10 +3,11 @@ from __future__ import annotations
 import json
 
 from coder.ci.comments import REVIEW_MARKER
-from coder.ci.render import fenced, render_markdown
+from coder.ci.render import MAX_COMPATIBLE_LISTED, fenced, render_markdown
 from coder.ci.report import (
     BreakingChange,
     CallSite,
+    CompatibleChange,
     DiffStats,
     FileChange,
     RefInfo,
@@ -65,8 +66,19 @@ def _report(**tests: object) -> ReviewReport:
                 change="signature_changed",
                 old_signature="scale(value, factor)",
                 new_signature="scale(value, times)",
+                reasons=["`factor` renamed `times`"],
                 call_sites=[CallSite(path="app.py", line=5, text="scale(value=2, factor=3)")],
                 more_call_sites=2,
+            )
+        ],
+        compatible=[
+            CompatibleChange(
+                path="calc.py",
+                symbol="add",
+                old_signature="add(a, b)",
+                new_signature="add(a, b, c=0)",
+                extended=True,
+                notes=["added optional parameter `c` (default `0`)"],
             )
         ],
         tests=SuiteReport(
@@ -80,7 +92,16 @@ def test_markdown_has_marker_headline_and_folded_details() -> None:
     assert text.startswith(REVIEW_MARKER + "\n")
     assert "**2 files changed** (+10 −4)" in text
     assert "**1 possible breaking change**" in text
-    assert "`scale(value, factor)` → `scale(value, times)`" in text
+    assert (
+        "- `calc.py`: `scale` signature changed (`factor` renamed `times`): "
+        "`scale(value, factor)` → `scale(value, times)`"
+    ) in text
+    assert "**1 possible breaking change** · 1 compatible signature change" in text
+    assert (
+        "### Compatible signature changes\n\nEvery call these accepted at base still works.\n\n"
+        "- `calc.py`: `add` signature extended, compatible: `add(a, b)` → `add(a, b, c=0)`\n"
+        "  added optional parameter `c` (default `0`)"
+    ) in text
     assert "<summary>3 call sites</summary>" in text
     assert "app.py:5: scale(value=2, factor=3)" in text
     assert "<summary><code>calc.py</code> modified" in text
@@ -123,3 +144,17 @@ def test_fail_on_conditions() -> None:
     base_green = SuiteRun(ref="main", commit="a" * 40, command="x", exit_code=0, passed=True)
     unnamed = _report(base=base_green, new_failures=[])
     assert unnamed.failed_checks(["tests"]) == ["tests fail at head"]
+
+
+def test_many_compatible_changes_are_folded_and_capped() -> None:
+    report = _report()
+    one = report.compatible[0]
+    report.compatible = [
+        one.model_copy(update={"symbol": f"f{i}"}) for i in range(MAX_COMPATIBLE_LISTED + 3)
+    ]
+    text = render_markdown(report)
+    section = text.split("### Compatible signature changes")[1].split("### Symbols by file")[0]
+    assert f"<details><summary>{MAX_COMPATIBLE_LISTED + 3} compatible signature changes" in section
+    assert section.count("signature extended, compatible") == MAX_COMPATIBLE_LISTED
+    assert "… and 3 more (`--format json` lists them all)" in section
+    assert text.count("<details>") == text.count("</details>")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from ci_fake_github import Failure, FakeGitHub
-from ci_repos import FAST_PYTEST, commit_all, git, js_pr, python_pr, write
+from ci_repos import FAST_PYTEST, commit_all, git, init_repo, js_pr, python_pr, write
 from gitrepo import snapshot
 from typer.testing import CliRunner
 
@@ -49,6 +49,8 @@ def test_python_review_with_base_comparison(tmp_path: Path) -> None:
     assert report["stats"] == {"files": 3, "added": 13, "removed": 9}
     breaking = {b["symbol"]: b for b in report["breaking"]}
     assert set(breaking) == {"scale", "obsolete"}
+    assert breaking["scale"]["reasons"] == ["`factor` renamed `times`"]
+    assert report["compatible"] == []
     sites = {(c["path"], c["line"]) for c in breaking["obsolete"]["call_sites"]}
     assert sites == {("app.py", 1), ("app.py", 5)}
     assert ("calc.py", 5) not in {(c["path"], c["line"]) for c in breaking["scale"]["call_sites"]}
@@ -69,10 +71,20 @@ def test_javascript_review_as_markdown(tmp_path: Path) -> None:
     result = _review(repo, "--fail-on", "tests")
     text = result.stdout
     assert text.startswith(REVIEW_MARKER)
-    assert "**3 possible breaking changes**" in text
-    assert "`src/math.js`: `remove` removed" in text
-    assert "`add(a, b)` → `add(a, b, c = 0)`" in text
-    assert "`greet(name: string): string` → `greet(name: string, loud: boolean): string`" in text
+    assert "**2 possible breaking changes** · 1 compatible signature change" in text
+    assert "`src/math.js`: `remove` removed\n" in text
+    breaking, compatible = text.split("### Compatible signature changes")
+    assert (
+        "`greet` signature changed (new required parameter 2 `loud`): "
+        "`greet(name: string): string` → `greet(name: string, loud: boolean): string`"
+    ) in breaking
+    assert "`add(a, b)`" not in breaking.split("### Symbols by file")[0]
+    assert (
+        "- `src/math.js`: `add` signature extended, compatible: `add(a, b)` → `add(a, b, c = 0)`"
+        "\n  added optional parameter 3 `c` (default `0`)"
+    ) in compatible
+    assert "| `add` | function | signature changed (compatible) |" in text
+    assert "| `greet` | function | signature changed (breaking) |" in text
     assert "<summary><code>src/extra.js</code> added" in text
     assert "src/use.js:4:" in text
     assert "`node --test` (detected)" in text
@@ -171,3 +183,74 @@ def test_post_failure_is_one_line_and_exit_1(
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and words in errors[0]
     assert github.token not in result.output
+
+
+HUMANIZE_BASE = {
+    "humanize/lists.py": (
+        'from typing import Any\n\n__all__ = ["natural_list"]\n\n\n'
+        "def natural_list(items: list[Any]) -> str:\n"
+        "    if len(items) == 1:\n        return str(items[0])\n"
+        "    return f\"{', '.join(map(str, items[:-1]))} and {items[-1]!s}\"\n"
+    ),
+    "app.py": (
+        "from humanize.lists import natural_list\n\n\n"
+        "def names(people):\n    return natural_list(people)\n"
+    ),
+}
+HUMANIZE_HEAD = (
+    "from collections.abc import Iterable\nfrom typing import Any\n\n"
+    '__all__ = ["natural_list"]\n\n\n'
+    'def natural_list(\n    items: Iterable[Any], *, conjunction: str = "and", '
+    "oxford_comma: bool = False\n) -> str:\n"
+    "    items = list(items)\n"
+    "    if len(items) == 1:\n        return str(items[0])\n"
+    '    comma = "," if oxford_comma and len(items) > 2 else ""\n'
+    "    return f\"{', '.join(map(str, items[:-1]))}{comma} {conjunction} {items[-1]!s}\"\n"
+)
+
+
+def _humanize_pr(tmp_path: Path, head: str) -> Path:
+    repo = tmp_path / "humanize"
+    init_repo(repo)
+    write(repo, HUMANIZE_BASE)
+    commit_all(repo, "base")
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, {"humanize/lists.py": head})
+    commit_all(repo, "natural_list options")
+    git(repo, "checkout", "-q", "main")
+    return repo
+
+
+def test_a_compatible_extension_is_not_a_breaking_change(tmp_path: Path) -> None:
+    repo = _humanize_pr(tmp_path, HUMANIZE_HEAD)
+    result = _review(repo, "--format", "json", "--no-tests", "--fail-on", "breaking")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["breaking"] == []
+    [change] = report["compatible"]
+    assert change["path"] == "humanize/lists.py" and change["symbol"] == "natural_list"
+    assert change["extended"] is True
+    assert change["new_signature"].startswith("natural_list(items: Iterable[Any], *, conjunction")
+    assert "added keyword-only parameter `oxford_comma` (default `False`)" in change["notes"]
+    assert _by_name(report, "humanize/lists.py")["natural_list"]["compatible"] is True
+    text = _review(repo, "--no-tests").stdout
+    assert "no breaking · 1 compatible signature change" in text
+    assert "`natural_list` signature extended, compatible" in text
+    assert "None found" in text.split("### Compatible signature changes")[0]
+
+
+def test_a_removed_positional_parameter_is_breaking_with_its_reason(tmp_path: Path) -> None:
+    head = HUMANIZE_HEAD.replace("    items: Iterable[Any], *, conjunction", "    *, conjunction")
+    head = head.replace("    items = list(items)\n", "    items = []\n")
+    repo = _humanize_pr(tmp_path, head)
+    result = _review(repo, "--format", "json", "--no-tests", "--fail-on", "breaking")
+    assert result.exit_code == 1
+    assert "fail-on: 1 possible breaking change(s)" in result.stderr
+    report = json.loads(result.stdout)
+    assert report["compatible"] == []
+    [change] = report["breaking"]
+    assert change["symbol"] == "natural_list" and change["change"] == "signature_changed"
+    assert change["reasons"] == ["parameter `items` removed"]
+    assert [(c["path"], c["line"]) for c in change["call_sites"]] == [("app.py", 1), ("app.py", 5)]
+    text = _review(repo, "--no-tests").stdout
+    assert "`natural_list` signature changed (parameter `items` removed)" in text

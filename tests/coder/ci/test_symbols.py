@@ -2,9 +2,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from ci_repos import commit_all, init_repo, write
 
-from coder.ci.symbols import MAX_CALL_SITES, call_sites, file_symbol_changes
+from coder.ci.symbols import MAX_CALL_SITES, call_sites, file_symbol_changes, is_api_path
 
 
 def test_deleted_file_removes_every_symbol_and_other_files_have_none() -> None:
@@ -39,3 +40,38 @@ def test_call_sites_skip_the_definition_and_are_capped(tmp_path: Path) -> None:
     assert len(sites) == MAX_CALL_SITES and more == 5
     assert all(s.path == "app.py" for s in sites)
     assert sites[0].text == "use(value=0)"
+
+
+def test_changes_to_tests_and_build_scripts_are_listed_but_never_judged() -> None:
+    old, new = (
+        "def test_a():\n    pass\n\n\ndef helper(x):\n    pass\n",
+        "def helper():\n    pass\n",
+    )
+    for path in ("tests/test_io.py", "test/util.py", "pkg/io_test.py", "conftest.py", "setup.py"):
+        found = file_symbol_changes(path, old, new)
+        assert {c.name for c in found.changes} == {"test_a", "helper"}
+        assert all(c.compatible is None for c in found.changes), path
+    judged = {c.name: c for c in file_symbol_changes("pkg/io.py", old, new).changes}
+    assert judged["test_a"].compatible is False and judged["helper"].compatible is False
+    assert judged["helper"].reasons == ["parameter `x` removed"]
+
+
+@pytest.mark.parametrize(
+    ("path", "api"),
+    [
+        ("src/auth.ts", True),
+        ("lib/testing_utils.py", True),
+        ("src/auth.test.ts", False),
+        ("src/auth.spec.js", False),
+        ("src/__tests__/auth.js", False),
+        ("tests/helpers.py", False),
+        ("test_cli.py", False),
+        ("src/click/_compat.py", False),
+        ("pkg/_internal/util.py", False),
+        ("pkg/__init__.py", True),
+        ("src/_private.js", True),
+        ("examples/repo/repo.py", False),
+    ],
+)
+def test_which_files_are_public_api(path: str, api: bool) -> None:
+    assert is_api_path(path) is api

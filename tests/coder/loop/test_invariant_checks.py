@@ -20,6 +20,12 @@ def checks_of(repo, model, **kw) -> tuple:
 
 FINISH = {"tool": "finish_step", "input": {"summary": "done"}}
 ADD_KWARG = {"path": "calc.py", "old_text": "def add(a, b):", "new_text": "def add(a, b, c=0):"}
+RENAME_FACTOR = {
+    "path": "calc.py",
+    "old_text": "def scale(value, factor=2):\n    return value * factor",
+    "new_text": "def scale(value, times=2):\n    return value * times",
+}
+DROP_DEFAULT = {"path": "calc.py", "old_text": "factor=2", "new_text": "factor"}
 
 
 @pytest.mark.parametrize(
@@ -33,6 +39,11 @@ ADD_KWARG = {"path": "calc.py", "old_text": "def add(a, b):", "new_text": "def a
         ({"kind": "public_api_unchanged", "file": "calc.py"}, FIX_ADD, "passed"),
         ({"kind": "public_api_unchanged", "file": "calc.py"}, ADD_KWARG, "failed"),
         ({"kind": "signature_unchanged", "symbol": "add"}, ADD_KWARG, "failed"),
+        ({"kind": "signature_compatible", "symbol": "add"}, ADD_KWARG, "passed"),
+        ({"kind": "signature_compatible", "symbol": "add"}, FIX_ADD, "passed"),
+        ({"kind": "signature_compatible", "symbol": "scale"}, RENAME_FACTOR, "failed"),
+        ({"kind": "public_api_compatible", "file": "calc.py"}, ADD_KWARG, "passed"),
+        ({"kind": "public_api_compatible", "file": "calc.py"}, DROP_DEFAULT, "failed"),
         ({"kind": "command_succeeds", "command": "grep -q 'a + b' calc.py"}, FIX_ADD, "passed"),
         ({"kind": "command_succeeds", "command": "grep -q 'a * b' calc.py"}, FIX_ADD, "failed"),
     ],
@@ -58,6 +69,82 @@ def test_public_api_failure_names_the_changed_signature(calc_repo, script):
         ),
     )
     assert "add" in checks["public_api_unchanged"]["evidence"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "status"),
+    [
+        ("Zero breaking changes to add signature in calc.py", "signature_compatible", "passed"),
+        ("add stays backward compatible", "signature_compatible", "passed"),
+        ("no breaking changes to the public API of calc.py", "public_api_compatible", "passed"),
+        ("The signature of add must not change in calc.py", "signature_unchanged", "failed"),
+        ("calc.py's public API is unchanged", "public_api_unchanged", "failed"),
+    ],
+)
+def test_breaking_phrasings_allow_a_new_optional_parameter_and_strict_ones_do_not(
+    calc_repo, script, text, kind, status
+):
+    _, checks = checks_of(
+        calc_repo,
+        script(
+            plan(step("s", ["calc.py"], [text])), {"tool": "edit_file", "input": ADD_KWARG}, FINISH
+        ),
+    )
+    assert checks[kind]["status"] == status
+
+
+@pytest.mark.parametrize(
+    ("invariant", "edit", "words"),
+    [
+        (
+            {"kind": "signature_compatible", "symbol": "scale"},
+            RENAME_FACTOR,
+            "`factor` renamed `times`",
+        ),
+        (
+            {"kind": "public_api_compatible", "file": "calc.py"},
+            DROP_DEFAULT,
+            "`scale`: `factor` lost its default",
+        ),
+        (
+            {"kind": "signature_compatible", "symbol": "add"},
+            ADD_KWARG,
+            "added optional parameter `c`",
+        ),
+    ],
+)
+def test_compatibility_evidence_says_why(calc_repo, script, invariant, edit, words):
+    _, checks = checks_of(
+        calc_repo,
+        script(
+            plan(step("s", ["calc.py"], [invariant])), {"tool": "edit_file", "input": edit}, FINISH
+        ),
+    )
+    assert words in checks[invariant["kind"]]["evidence"]
+
+
+def test_a_compatible_check_of_a_removed_symbol_fails(calc_repo, script):
+    remove = {
+        "path": "calc.py",
+        "old_text": "def scale(value, factor=2):\n    return value * factor\n",
+        "new_text": "",
+    }
+    _, checks = checks_of(
+        calc_repo,
+        script(
+            plan(
+                step(
+                    "s",
+                    ["calc.py"],
+                    [{"kind": "signature_compatible", "symbol": "scale", "file": "calc.py"}],
+                )
+            ),
+            {"tool": "edit_file", "input": remove},
+            FINISH,
+        ),
+    )
+    assert checks["signature_compatible"]["status"] == "failed"
+    assert "function `scale` removed" in checks["signature_compatible"]["evidence"]
 
 
 def test_tests_failing_at_the_base_do_not_fail_the_final_check(calc_repo, script):

@@ -1,0 +1,202 @@
+"""The baseline: the test command once on the untouched worktree, before the first model call.
+
+It decides whether the run can start at all (a command that cannot run is bad input), and it is
+what every later test run is judged against: tests red before the change are not the change's
+fault. A failure to import a module that is not a file of the repository is most often a
+missing environment (dependencies, a generated file), which the run says with the fix.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from coder.loop.testruns import TestRun, run_tests
+from contracts.result import BaselineResult
+from sandbox.changes import worktree_files
+from sandbox.confine import Sandbox
+from summarizers.causes import MissingImport, missing_imports
+from summarizers.logformats.prep import prepare
+
+NOT_RUNNABLE = {127: "not found", 126: "not executable"}
+"""Exit codes a POSIX shell reserves for a command it could not start."""
+_SHELL_ERROR = re.compile(
+    r"^(?:\S*sh: )?(?:line \d+: |\d+: )?(.+?): "
+    r"(command not found|not found|No such file or directory|Permission denied)$"
+)
+ENVIRONMENT_FIX = (
+    "if your checkout has it (an ignored or generated file, installed dependencies), name it "
+    "in `.worktreeinclude` or the `include` config key; if it has to be built, set `setup_cmd`"
+)
+BRIEFING_IDS = 30
+EVENT_IDS = 200
+
+
+class BaselineUnrunnable(Exception):
+    """The test command cannot run at all: one line for the person, nothing started."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    command: str | None
+    run: TestRun | None = None
+    duration_s: float = 0.0
+    missing_environment: list[str] = field(default_factory=list)
+    """One line per import that failed for a module that is not a file of the repository."""
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.run.result.exit_code if self.run else None
+
+    @property
+    def timed_out(self) -> bool:
+        return bool(self.run and self.run.result.timed_out)
+
+    @property
+    def outcomes(self) -> dict[str, str]:
+        return self.run.outcomes if self.run else {}
+
+    @property
+    def failing(self) -> list[str]:
+        return self.run.failing if self.run else []
+
+    @property
+    def incomplete(self) -> str | None:
+        return self.run.incomplete if self.run else None
+
+    def failing_at_base(self) -> dict[str, str] | None:
+        """Tests known red before the change, and how they failed; None when the baseline
+        knows nothing per test."""
+        if self.run is None or self.timed_out or not self.outcomes:
+            return None
+        return {t: self.run.messages.get(t, "") for t in self.failing}
+
+    def result(self) -> BaselineResult | None:
+        if self.command is None:
+            return None
+        return BaselineResult(
+            command=self.command,
+            exit_code=self.exit_code,
+            passed=self.run.passed if self.run else 0,
+            failing=self.failing,
+        )
+
+    def event(self) -> dict[str, Any]:
+        """The `baseline` trace event's payload."""
+        run = self.run
+        return {
+            "command": self.command,
+            "ran": run.command if run and run.command != self.command else None,
+            "exit_code": self.exit_code,
+            "passed": run.passed if run else 0,
+            "failed": len(self.failing),
+            "failing": self.failing[:EVENT_IDS],
+            "duration_s": round(self.duration_s, 3),
+            "timed_out": self.timed_out,
+            "incomplete": self.incomplete,
+            "removed_flags": run.removed if run else [],
+            "missing_environment": self.missing_environment,
+        }
+
+
+def run_baseline(sandbox: Sandbox, root: Path, command: str | None, timeout_s: float) -> Baseline:
+    """Raises BaselineUnrunnable when the command cannot start; the run must not begin."""
+    if not command:
+        return Baseline(None)
+    started = time.monotonic()
+    run = run_tests(sandbox, root, command, timeout_s)
+    duration = time.monotonic() - started
+    problem = unrunnable(run)
+    if problem:
+        raise BaselineUnrunnable(problem)
+    missing = []
+    if run.result.exit_code != 0:
+        missing = environment_diagnosis(run.result.output, set(worktree_files(root)))
+    return Baseline(command, run, duration, missing)
+
+
+def unrunnable(run: TestRun) -> str | None:
+    """A one-line diagnosis when the shell could not start the command (exit 127 or 126)."""
+    code = run.result.exit_code
+    if code not in NOT_RUNNABLE or run.result.timed_out:
+        return None
+    said = next(
+        (m for line in prepare(run.result.output).lines if (m := _SHELL_ERROR.match(line.strip()))),
+        None,
+    )
+    what = f"{said.group(1)}: {said.group(2)}" if said else NOT_RUNNABLE[code]
+    return (
+        f"the test command `{run.requested}` cannot run: {what} (exit {code}); "
+        "fix the command with --test-cmd or the test_cmd config key"
+    )
+
+
+def environment_diagnosis(output: str, files: set[str]) -> list[str]:
+    """Imports that failed for modules that are not files of the repository, one line each."""
+    found = [m for m in missing_imports(prepare(output).lines) if not _in_repository(m, files)]
+    lines = [
+        f"`{m.name}` cannot be imported ({_clip(m.line)}) and is not a file of the repository"
+        for m in found[:5]
+    ]
+    if len(found) > 5:
+        lines.append(f"and {len(found) - 5} more module(s)")
+    return lines
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_NODE_EXTENSIONS = ("", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".json", "/index.js")
+
+
+def _in_repository(missing: MissingImport, files: set[str]) -> bool:
+    if missing.language == "python":
+        parts = missing.name.split(".")
+        stem = "/".join(parts)
+        wanted = (f"{stem}.py", f"{stem}/__init__.py", f"{stem}.pyi")
+        return any(f == w or f.endswith("/" + w) for f in files for w in wanted)
+    name = missing.name.removeprefix("file://")
+    if not name.startswith((".", "/")):
+        return False  # a package name: node_modules/, never a file of the repository
+    candidates = [name + ext for ext in _NODE_EXTENSIONS]
+    if name.startswith("/"):
+        return any(c.endswith("/" + f) for c in candidates for f in files)
+    suffixes = [re.sub(r"^(?:\.\.?/)+", "", c) for c in candidates]
+    return any(f == s or f.endswith("/" + s) for s in suffixes for f in files)
+
+
+def briefing_note(base: Baseline) -> str:
+    """What the planner is told about the baseline: tests already red, a missing environment."""
+    if base.command is None or base.run is None:
+        return ""
+    lines = []
+    if base.timed_out:
+        lines.append(f"At the base (before any change) `{base.command}` timed out.")
+    elif base.exit_code == 0:
+        lines.append(f"At the base (before any change) `{base.command}` passes.")
+    elif base.failing:
+        lines.append(
+            f"At the base (before any change) these tests already fail under `{base.command}`; "
+            "they do not count against a step unless an invariant names them by id "
+            '(e.g. tests_pass {"paths": ["tests/test_x.py::test_y"]}), so do not demand one '
+            "that fails for another reason than the task:"
+        )
+        lines += [f"  - {t}" for t in base.failing[:BRIEFING_IDS]]
+        if len(base.failing) > BRIEFING_IDS:
+            lines.append(f"  (+{len(base.failing) - BRIEFING_IDS} more)")
+    else:
+        lines.append(
+            f"At the base (before any change) `{base.command}` exits {base.exit_code} "
+            "without naming a failing test."
+        )
+    if base.incomplete:
+        lines.append(f"The baseline run was incomplete: {base.incomplete}.")
+    if base.missing_environment:
+        lines.append("Likely a missing environment, not a code problem:")
+        lines += [f"  - {line}" for line in base.missing_environment]
+        lines.append(f"  The user's fix: {ENVIRONMENT_FIX}.")
+    return "\n".join(lines)

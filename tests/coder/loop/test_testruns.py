@@ -1,0 +1,22 @@
+"""Which tests an invariant names by id (those must pass even if they failed at the base)."""
+
+from __future__ import annotations
+
+from coder.loop.testruns import is_named, named_by
+
+
+def test_paths_that_are_node_ids_name_tests_files_and_directories_do_not() -> None:
+    named = named_by(["tests", "tests/test_a.py", "tests/test_b.py::TestX"], None)
+    assert named == {"tests/test_b.py::TestX"}
+    assert is_named("tests/test_b.py::TestX::test_one", named)
+    assert is_named("tests/test_b.py::TestX", named)
+    assert not is_named("tests/test_b.py::TestXY::test_one", named)
+    assert not is_named("tests/test_a.py::test_one", named)
+
+
+def test_an_invariants_own_command_names_the_ids_it_selects() -> None:
+    named = named_by([], "python -m pytest -q 'tests/test_a.py::test_p[1-2]' tests/test_c.py")
+    assert named == {"tests/test_a.py::test_p[1-2]"}
+    assert is_named("tests/test_a.py::test_p[1-2]", named)
+    assert named_by([], "pytest tests/test_b.py::test_y -k fast") == {"tests/test_b.py::test_y"}
+    assert is_named("tests/test_b.py::test_y[slow]", {"tests/test_b.py::test_y"})
