@@ -13,7 +13,6 @@ there either, the instance is "not evaluated", with the reason.
 
 from __future__ import annotations
 
-import re
 import shlex
 import shutil
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from unidiff.errors import UnidiffParseError
 
 from coder.bench.swebench import Instance
 from sandbox.gitcli import GitError, git, git_ok
+from summarizers.causes import find_causes
 
 EVAL_TIMEOUT_S = 1800.0
 """The official harness's default per-instance timeout."""
@@ -33,12 +33,6 @@ EVAL_OUTPUT_CAP = 16 << 20
 RESOLVED, UNRESOLVED, NOT_EVALUATED = "resolved", "unresolved", "not_evaluated"
 _PASSING = ("PASSED", "XFAIL")
 _WORDS = ("PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL")
-_CAUSES = (
-    re.compile(r"No module named|command not found|unrecognized arguments"),
-    re.compile(r"ModuleNotFoundError|ImportError|INTERNALERROR"),
-    re.compile(r"^E?\s*\w+Error\b|^ERROR|not found"),
-)
-"""What says why tests did not run, most telling first."""
 
 
 @dataclass(frozen=True)
@@ -190,10 +184,9 @@ def _test_files(instance: Instance) -> list[str]:
 
 def _cause(output: str) -> str:
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    for cause in _CAUSES:
-        for line in lines:
-            if cause.search(line):
-                return line[:200]
+    causes = find_causes(lines, limit=1)
+    if causes:
+        return causes[0].text[:200]
     return lines[-1][:200] if lines else "the test command printed nothing"
 
 

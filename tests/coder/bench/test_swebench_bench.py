@@ -21,7 +21,8 @@ MODES = "contract,react,plan"
 MODEL = f"script:{SCRIPTS}"
 TIMING = {"wall_s", "harness_s", "node"}
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+"""A whole bench per module: minutes on a loaded 2-core machine, past the default 300 s."""
 
 
 def bench(repos: Path, out: Path, *, file: Path = INSTANCES, modes: str = MODES, **kw):
