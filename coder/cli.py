@@ -1,7 +1,7 @@
 """Command-line entry points. Parsing and exit codes only; the work lives elsewhere.
 
 Exit codes: 0 success, 1 a run that ended without verifying, 2 bad input (one line, nothing
-changed), 130 interrupted.
+changed), 130 interrupted (Ctrl-C or SIGTERM; the message says which).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
-from coder.exits import fail
+from coder.display import LastingConsole, detach_closed, markup_safe, plain
+from coder.exits import INTERRUPTED, fail
 
 app = typer.Typer(
     name="coder",
@@ -25,7 +25,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
+err = LastingConsole(stderr=True)
 
 
 @app.command()
@@ -68,7 +68,10 @@ def run(
 
     if sandbox not in (None, "auto", "bwrap", "none"):
         fail(f"--sandbox must be auto, bwrap or none, not {sandbox!r}")
-    console = Console(stderr=json_out)
+    stream = sys.stderr if json_out else sys.stdout
+    console = LastingConsole(
+        stderr=json_out, soft_wrap=not stream.isatty()
+    )  # a log: one event a line
     options = RunOptions(
         repo=repo,
         task=task,
@@ -88,21 +91,48 @@ def run(
         record=record,
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,
         listeners=[ProgressPrinter(console)],
-        warn=lambda line: err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False),
+        warn=lambda line: err.print(f"[yellow]warning:[/] {markup_safe(line)}", highlight=False),
     )
     _sigterm_as_interrupt()
     try:
         outcome = run_task(options)
     except UsageError as exc:
         fail(str(exc))
+    except KeyboardInterrupt:
+        fail("stopped before the run began; nothing was changed", INTERRUPTED)
     result = outcome.result
-    if json_out:
-        print(result.model_dump_json(indent=2))
-    else:
-        console.print(f"run directory: {outcome.run_dir}", highlight=False)
+    try:
+        if json_out:
+            print(result.model_dump_json(indent=2))
+        else:
+            console.print(f"run directory: {markup_safe(outcome.run_dir)}", highlight=False)
+        if outcome.take:
+            console.print(markup_safe(outcome.take), highlight=False, soft_wrap=True)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        detach_closed()
     if result.stop_reason == "interrupted":
-        raise typer.Exit(130)
+        raise typer.Exit(INTERRUPTED)
     raise typer.Exit(0 if result.status == "verified" else 1)
+
+
+@app.command("apply")
+def apply_change(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run's directory.")],
+) -> None:
+    """Take a verified run's change into your working tree, with --apply's checks.
+
+    Exit 0 applied; 1 not applied (the reason is printed); 2 not a run directory."""
+    from coder.loop.apply import ApplyInputError, apply_run_dir
+
+    try:
+        outcome = apply_run_dir(run_dir)
+    except ApplyInputError as exc:
+        fail(str(exc))
+    Console(stderr=not outcome.applied).print(
+        markup_safe(outcome.line), highlight=False, soft_wrap=True
+    )
+    raise typer.Exit(0 if outcome.applied else 1)
 
 
 @app.command()
@@ -126,6 +156,14 @@ def schema(name: Annotated[str, typer.Argument(help="plan | script | result")] =
         fail(str(exc).strip("'\""))
 
 
+MAX_PROBLEMS_SHOWN = 50
+"""A plan with a million mistakes is told by its first fifty and a count of the rest."""
+
+
+def _clip_line(text: str, limit: int = 400) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
 @app.command("check-plan")
 def check_plan(file: Annotated[Path, typer.Argument(help="A plan JSON file.")]) -> None:
     """Validate a plan file: exit 0 valid (steps in order), 2 invalid (every problem)."""
@@ -133,15 +171,17 @@ def check_plan(file: Annotated[Path, typer.Argument(help="A plan JSON file.")]) 
 
     check = load_plan_file(file)
     if check.plan is None:
-        for problem in check.problems:
-            print(problem)
+        for problem in check.problems[:MAX_PROBLEMS_SHOWN]:
+            print(_clip_line(plain(str(problem))))
+        hidden = len(check.problems) - MAX_PROBLEMS_SHOWN
+        if hidden > 0:
+            print(f"… and {hidden} more problem(s), {len(check.problems)} in all")
         raise typer.Exit(2)
     for index, step_id in enumerate(check.plan.order, 1):
         step = check.plan.steps[step_id]
         kinds = ", ".join(i.kind for i in step.invariants) or "scope only"
-        print(
-            f"{index}. {step_id}: {', '.join(step.contract.intended_modification.files)} [{kinds}]"
-        )
+        files = ", ".join(step.contract.intended_modification.files)
+        print(_clip_line(plain(f"{index}. {step_id}: {files} [{kinds}]")))
 
 
 @app.command()
@@ -159,7 +199,7 @@ def compact(
         if not path.is_file():
             fail(f"{file}: no such file")
         text = path.read_bytes().decode("utf-8", errors="replace")
-    print(compact_command_text(text, budget))
+    print(plain(compact_command_text(text, budget)))
 
 
 @app.command()
@@ -257,15 +297,20 @@ def _mount_ci() -> None:
 
 def _terminal_ask(console: Console):  # type: ignore[no-untyped-def]
     def ask(question: str) -> str:
-        console.print(f"[bold]coder asks:[/] {question}", highlight=False)
+        console.print(f"[bold]coder asks:[/] {markup_safe(question)}", highlight=False)
         return input("> ")
 
     return ask
 
 
 def _sigterm_as_interrupt() -> None:
+    """SIGTERM ends a run the way Ctrl-C does (outputs written, worktree removed, exit 130),
+    and the message says it was SIGTERM."""
+
     def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+        from coder.loop.state import Terminated
+
+        raise Terminated
 
     signal.signal(signal.SIGTERM, handler)
 

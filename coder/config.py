@@ -13,13 +13,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from contracts.readable import loc_path, readable_errors
+
 
 class ConfigError(Exception):
     """Bad configuration; the CLI prints the message on one line and exits 2."""
 
 
 class RepoConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
+    """Strict: TOML has real types, so `max_turns = true` or `"5"` is a mistake, not a 1 or 5."""
 
     test_cmd: str | None = None
     """The command that runs the repository's tests; detected when unset."""
@@ -70,9 +73,8 @@ def _parse(data: object, where: str) -> RepoConfig:
     try:
         return RepoConfig.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{where}: {field}: {first['msg']}") from None
+        loc, message = readable_errors(exc, RepoConfig)[0]
+        raise ConfigError(f"{where}: {loc_path(loc)}: {message}") from None
 
 
 def detect_test_cmd(repo: Path) -> str | None:

@@ -10,9 +10,9 @@ from typing import Any
 from rich.console import Console
 from rich.status import Status
 
+from coder.display import map_strings, markup_safe
 from coder.loop.baseline import ENVIRONMENT_FIX
 from coder.models.pricing import cost_usd
-from coder.show import escape_markup
 
 MARK = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "unverified": "[yellow]?[/]"}
 
@@ -32,7 +32,7 @@ class ProgressPrinter:
 
     def __call__(self, event: dict[str, Any]) -> None:
         kind = event["type"]
-        line = self._line(kind, escape_markup(event))
+        line = self._line(kind, map_strings(event, markup_safe))
         if line:
             self.console.print(line, highlight=False, soft_wrap=True)
         if self.live:

@@ -1,4 +1,10 @@
-"""`coder show`: a run directory rendered for a person reading it after the fact."""
+"""`coder show`: a run directory rendered for a person reading it after the fact.
+
+A run directory may be damaged (a crash mid-write, a file edited by hand, bytes that are not
+UTF-8): everything that can be read is shown, and what could not be is said in one line each,
+never as a traceback. Every value came from a model or a repository, so each one goes through
+`markup_safe` where it is placed into markup, and nothing is escaped twice.
+"""
 
 from __future__ import annotations
 
@@ -8,126 +14,186 @@ from typing import Any
 
 from rich.columns import Columns
 from rich.console import Console
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
+from coder.display import markup_safe as m
 from coder.loop.trace import read_trace
 
 
 def render_run(run_dir: Path, console: Console) -> None:
-    result = _load_json(run_dir / "result.json")
+    problems: list[str] = []
+    result = _load_json(run_dir / "result.json", problems)
     trace = run_dir / "trace.jsonl"
-    events = [escape_markup(e) for e in read_trace(trace)] if trace.is_file() else []
-    if result:
-        color = "green" if result["status"] == "verified" else "red"
-        console.print(
-            f"[bold]{result['run_id']}[/] [{color}]{result['status']}[/] ({result['stop_reason']}) "
-            f"· mode {result['mode']} · model {result['model']}",
-            highlight=False,
-        )
-        console.print(f"task: {result['task']}", highlight=False)
-        if result.get("message"):
-            console.print(f"why: {result['message']}", highlight=False)
-        if result.get("baseline"):
-            console.print(_baseline(result["baseline"]), highlight=False)
-    else:
+    events = read_trace(trace) if trace.is_file() else []
+    if result is not None:
+        _headline(console, result, problems)
+    elif not problems:
         console.print(
             "[yellow]no result.json: the run did not finish writing; showing the trace[/]"
         )
-    plans = sorted(run_dir.glob("plan.v*.json"), key=lambda p: int(p.stem.split(".v")[-1]))
+    plans = sorted(run_dir.glob("plan.v*.json"), key=_plan_version)
     if plans:
-        console.print(Columns([_plan_panel(p) for p in plans], equal=True, expand=True))
-    _steps(console, events)
-    if result:
-        tokens = result["tokens"]
-        console.print(
-            f"turns {result['model_turns']} · tokens in {tokens['input']:,} out {tokens['output']:,} · "
-            f"rollbacks {result['rollbacks']} · revisions {result['revisions']} · wall {result['wall_s']:.1f}s "
-            f"(harness {result.get('harness_s', 0):.2f}s) · branch {result['branch']}",
-            highlight=False,
-        )
+        panels = [_plan_panel(p, problems) for p in plans]
+        console.print(Columns(panels, equal=True, expand=True))
+    _steps(console, events, problems)
+    if result is not None:
+        _totals(console, result)
+    for problem in problems:
+        console.print(f"[yellow]note:[/] {m(problem)}", highlight=False)
+
+
+def _headline(console: Console, result: dict[str, Any], problems: list[str]) -> None:
+    missing = [k for k in ("status", "stop_reason", "run_id") if k not in result]
+    if missing:
+        problems.append(f"result.json has no {', '.join(missing)}")
+    status = str(result.get("status", "unknown"))
+    color = "green" if status == "verified" else "red"
+    console.print(
+        f"[bold]{m(result.get('run_id', '?'))}[/] [{color}]{m(status)}[/] "
+        f"({m(result.get('stop_reason', '?'))}) · mode {m(result.get('mode', '?'))} · "
+        f"model {m(result.get('model', '?'))}",
+        highlight=False,
+    )
+    console.print(f"task: {m(result.get('task', ''))}", highlight=False)
+    if result.get("message"):
+        console.print(f"why: {m(result['message'])}", highlight=False)
+    if isinstance(result.get("baseline"), dict):
+        console.print(_baseline(result["baseline"]), highlight=False)
 
 
 def _baseline(base: dict[str, Any]) -> str:
-    failing = base.get("failing", [])
-    ids = f": {', '.join(failing[:5])}" + (
+    failing = _list(base, "failing")
+    ids = ", ".join(map(str, failing[:5])) + (
         f" (+{len(failing) - 5} more)" if len(failing) > 5 else ""
     )
-    return (
-        f"baseline: `{base['command']}` exit {base['exit_code']} · {base['passed']} passed · "
-        f"{len(failing)} already failing{ids if failing else ''}"
+    return m(
+        f"baseline: `{base.get('command')}` exit {base.get('exit_code')} · "
+        f"{base.get('passed')} passed · {len(failing)} already failing"
+        + (f": {ids}" if failing else "")
     )
 
 
-def _plan_panel(path: Path) -> Panel:
-    plan = _load_json(path) or {}
-    lines = [f"[italic]{plan.get('goal', '')}[/]"]
-    for step in plan.get("steps", []):
-        deps = f" ← {', '.join(step.get('dependencies', []))}" if step.get("dependencies") else ""
-        files = ", ".join(step.get("intendedModification", {}).get("files", []))
-        lines.append(f"• [bold]{step.get('stepId')}[/]{deps}\n  files: {files}")
-        for inv in step.get("intendedModification", {}).get("invariants", []):
-            lines.append(f"  - {inv if isinstance(inv, str) else json.dumps(inv)}")
-    return Panel("\n".join(lines), title=path.stem)
+def _totals(console: Console, result: dict[str, Any]) -> None:
+    tokens = _dict(result, "tokens")
+    console.print(
+        f"turns {m(result.get('model_turns', '?'))} · tokens in {_count(tokens.get('input'))} "
+        f"out {_count(tokens.get('output'))} · rollbacks {m(result.get('rollbacks', '?'))} · "
+        f"revisions {m(result.get('revisions', '?'))} · wall {_seconds(result.get('wall_s'))} "
+        f"(harness {_seconds(result.get('harness_s', 0), 2)}) · "
+        f"branch {m(result.get('branch', '?'))}",
+        highlight=False,
+    )
 
 
-def _steps(console: Console, events: list[dict[str, Any]]) -> None:
+def _plan_panel(path: Path, problems: list[str]) -> Panel:
+    plan = _load_json(path, problems) or {}
+    lines = [f"[italic]{m(plan.get('goal', ''))}[/]"]
+    for step in _list(plan, "steps"):
+        if not isinstance(step, dict):
+            continue
+        deps = _list(step, "dependencies")
+        after = f" ← {m(', '.join(map(str, deps)))}" if deps else ""
+        change = _dict(step, "intendedModification")
+        files = ", ".join(map(str, _list(change, "files")))
+        lines.append(f"• [bold]{m(step.get('stepId'))}[/]{after}\n  files: {m(files)}")
+        for inv in _list(change, "invariants"):
+            text = inv if isinstance(inv, str) else json.dumps(inv, ensure_ascii=False)
+            lines.append(f"  - {m(text)}")
+    return Panel("\n".join(lines), title=m(path.stem))
+
+
+def _steps(console: Console, events: list[dict[str, Any]], problems: list[str]) -> None:
     table = Table("step", "attempt", "check", "status", "evidence", show_lines=True, expand=True)
     attempt: dict[str, int] = {}
     for e in events:
-        if e["type"] == "step_started":
-            attempt[e["step"]] = e["attempt"]
-        elif e["type"] == "verification":
-            step = e.get("step") or "(final)"
-            status = e["status"]
-            style = {"passed": "green", "failed": "red"}.get(status, "yellow")
-            table.add_row(
-                step,
-                str(attempt.get(step, "")),
-                e["kind"],
-                f"[{style}]{status}[/]",
-                _clip(str(e.get("evidence", ""))),
-            )
-        elif e["type"] == "rollback":
-            note = (
-                "complete"
-                if e["complete"]
-                else f"incomplete: harness restored {e.get('restored_by_harness')}"
-            )
-            table.add_row(
-                e["step"],
-                str(attempt.get(e["step"], "")),
-                "rollback",
-                f"[yellow]to {e['to']}[/]",
-                f"{note}; paths: {', '.join(e.get('paths', []))}",
-            )
-        elif e["type"] == "plan_rejected":
-            table.add_row(
-                "(plan)", "", "validation", "[red]rejected[/]", _clip("\n".join(e["problems"]))
-            )
+        try:
+            _row(table, e, attempt)
+        except (KeyError, TypeError, AttributeError):
+            problems.append(f"trace event {e.get('seq', '?')} ({e.get('type', '?')}) is malformed")
     if table.row_count:
         console.print(table)
+
+
+def _row(table: Table, e: dict[str, Any], attempt: dict[str, int]) -> None:
+    kind = e.get("type")
+    if kind == "step_started":
+        attempt[e["step"]] = e["attempt"]
+    elif kind == "verification":
+        step = e.get("step") or "(final)"
+        status = str(e["status"])
+        style = {"passed": "green", "failed": "red"}.get(status, "yellow")
+        table.add_row(
+            m(step),
+            str(attempt.get(step, "")),
+            m(e["kind"]),
+            f"[{style}]{m(status)}[/]",
+            m(_clip(str(e.get("evidence", "")))),
+        )
+    elif kind == "rollback":
+        note = (
+            "complete"
+            if e["complete"]
+            else f"incomplete: harness restored {e.get('restored_by_harness')}"
+        )
+        table.add_row(
+            m(e["step"]),
+            str(attempt.get(e["step"], "")),
+            "rollback",
+            f"[yellow]to {m(e['to'])}[/]",
+            m(f"{note}; paths: {', '.join(map(str, e.get('paths', [])))}"),
+        )
+    elif kind == "plan_rejected":
+        table.add_row(
+            "(plan)", "", "validation", "[red]rejected[/]", m(_clip("\n".join(e["problems"])))
+        )
+
+
+def _list(data: dict[str, Any], key: str) -> list[Any]:
+    value = data.get(key)
+    return value if isinstance(value, list) else []
+
+
+def _dict(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _clip(text: str, limit: int = 600) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
 
-def _load_json(path: Path) -> dict[str, Any] | None:
+def _count(value: object) -> str:
+    return f"{value:,}" if isinstance(value, int) else "?"
+
+
+def _seconds(value: object, digits: int = 1) -> str:
+    return f"{value:.{digits}f}s" if isinstance(value, int | float) else "?"
+
+
+def _plan_version(path: Path) -> int:
+    version = path.stem.split(".v")[-1]
+    return int(version) if version.isdigit() else 0
+
+
+def _load_json(path: Path, problems: list[str]) -> dict[str, Any] | None:
+    """The file's object, or None with a note saying why it could not be read."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        raw = path.read_bytes()
+    except FileNotFoundError:
         return None
-    return escape_markup(data) if isinstance(data, dict) else None
-
-
-def escape_markup(value: Any) -> Any:
-    """Run text is data, never rich markup: a `[/]` in a model's message must print as is."""
-    if isinstance(value, str):
-        return escape(value)
-    if isinstance(value, list):
-        return [escape_markup(v) for v in value]
-    if isinstance(value, dict):
-        return {k: escape_markup(v) for k, v in value.items()}
-    return value
+    except OSError as exc:
+        problems.append(f"{path.name}: {exc.strerror or exc}")
+        return None
+    text = raw.decode("utf-8", errors="replace")
+    if "\ufffd" in text and "\ufffd".encode() not in raw:
+        problems.append(f"{path.name} is not valid UTF-8; undecodable bytes are shown as \ufffd")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problems.append(f"{path.name} is not valid JSON ({exc.msg} at line {exc.lineno})")
+        return None
+    if not isinstance(data, dict):
+        problems.append(f"{path.name} does not hold a JSON object")
+        return None
+    return data

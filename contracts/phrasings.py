@@ -50,8 +50,13 @@ _BOUND = (
 _NUM = r"(?P<n>\d{1,3}(?:,\d{3})+|\d+)"
 
 
+_REGEX_SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
+
+
 def _literal(text: str, *, words: bool = False) -> str:
-    pattern = re.escape(text).replace("\\ ", " ")
+    """A regular expression matching `text` literally, escaping only what must be: shown to a
+    model, `--max-cost` stays `--max-cost` (re.escape would write `\\-\\-max\\-cost`)."""
+    pattern = _REGEX_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
     if words and re.match(r"\w", text):
         pattern = r"\b" + pattern
     if words and re.search(r"\w$", text):

@@ -221,7 +221,18 @@ def _plain(raws: list[_Raw]) -> list[PathChange]:
 def hash_files(cwd: Path, paths: Iterable[str]) -> dict[str, str]:
     """Blob ids git would store for these worktree files (directories are skipped)."""
     files = [p for p in paths if not p.endswith("/") and (cwd / p).is_file()]
-    if not files:
-        return {}
-    out = git(["hash-object", "--stdin-paths"], cwd, stdin="\n".join(files).encode() + b"\n")
-    return dict(zip(files, out.decode().split(), strict=False))
+    hashes: dict[str, str] = {}
+    listed = [p for p in files if "\n" not in p]
+    if listed:  # --stdin-paths reads one name a line and has no -z
+        out = git(["hash-object", "--stdin-paths"], cwd, stdin=_join_lines(listed))
+        hashes.update(zip(listed, out.decode().split(), strict=False))
+    odd = [p for p in files if "\n" in p]
+    for start in range(0, len(odd), 200):  # a name holding a newline goes as an argument
+        chunk = odd[start : start + 200]
+        out = git(["hash-object", "--", *chunk], cwd)
+        hashes.update(zip(chunk, out.decode().split(), strict=False))
+    return hashes
+
+
+def _join_lines(paths: Iterable[str]) -> bytes:
+    return b"".join(p.encode("utf-8", errors="surrogateescape") + b"\n" for p in paths)

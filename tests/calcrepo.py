@@ -1,6 +1,9 @@
 """The calc repository used by the run-loop tests: add() subtracts; scale() is fine."""
 
+from pathlib import Path
 from typing import Any
+
+from gitrepo import make_repo
 
 CALC = """\
 def add(a, b):
@@ -60,3 +63,18 @@ FIX_STEP = step(
         {"kind": "signature_unchanged", "symbol": "add", "file": "calc.py"},
     ],
 )
+
+
+FIX_TURNS = (
+    plan(FIX_STEP),
+    {"tool": "edit_file", "input": FIX_ADD},
+    {"tool": "finish_step", "input": {"summary": "fixed"}},
+)
+"""A scripted model's turns for the run that verifies: plan, fix, finish."""
+
+
+def make_calc_repo(tmp_path: Path) -> Path:
+    return make_repo(
+        tmp_path / "repo",
+        {"calc.py": CALC, "tests/test_calc.py": TESTS, "pyproject.toml": PYPROJECT},
+    )

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from coder.bench.fixtures import MODES, FixtureError, load_fixtures
@@ -23,6 +22,7 @@ from coder.bench.jobs import BenchJob, Row, absolute_model
 from coder.bench.report import outcome, runs_table, summarize, summary_table
 from coder.bench.swebench import BadLine
 from coder.bench.swebench_source import SourceError, SweBenchArgs, describe, swebench_jobs
+from coder.display import markup_safe
 
 
 def bench_command(
@@ -43,7 +43,9 @@ def bench_command(
     unknown = [m for m in modes if m not in MODES]
     if unknown or not modes:
         console.print(
-            f"[red]error:[/] unknown mode(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MODES)}"
+            f"[red]error:[/] unknown mode(s) {markup_safe(', '.join(unknown) or '(none)')}; "
+            f"choose from {', '.join(MODES)}",
+            highlight=False,
         )
         return 2
     model = absolute_model(model)
@@ -53,7 +55,7 @@ def bench_command(
         try:
             jobs, bad_lines = swebench_jobs(swebench, modes, only, model)
         except SourceError as exc:
-            console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
+            console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
             return 2
     else:
         jobs = _fixture_jobs(fixtures_dir, only, modes, model, console)
@@ -62,10 +64,12 @@ def bench_command(
     try:
         executor = make_executor(ray, workers)
     except ExecutorUnavailable as exc:
-        console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
+        console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
         return 2
     for bad in bad_lines:
-        console.print(f"[red]error:[/] {escape(describe(swebench.file, bad))}", highlight=False)  # type: ignore[union-attr]
+        console.print(
+            f"[red]error:[/] {markup_safe(describe(swebench.file, bad))}", highlight=False
+        )  # type: ignore[union-attr]
     writer = None
     if swebench is not None and swebench.predictions is not None:
         from coder.bench.predictions import PredictionsWriter
@@ -80,7 +84,7 @@ def bench_command(
     console.print(runs_table(rows))
     console.print(summary_table(summary))
     for line in _error_lines(rows):
-        console.print(f"[red]error:[/] {escape(line)}", highlight=False)
+        console.print(f"[red]error:[/] {markup_safe(line)}", highlight=False)
     where = f"with {workers} worker(s)"
     if executor.name == "ray":
         where = f"on Ray, {len({r.get('node') for r in rows})} node(s)"
@@ -90,14 +94,15 @@ def bench_command(
         for bad in bad_lines:
             writer.add_bad_line(bad, ran)
         writer.close(list(dict.fromkeys([job.key[0] for job in jobs])))
-        console.print("wrote " + ", ".join(str(p) for p in writer.paths()), highlight=False)
+        paths = ", ".join(str(p) for p in writer.paths())
+        console.print(f"wrote {markup_safe(paths)}", highlight=False)
     if json_file:
         json_file.parent.mkdir(parents=True, exist_ok=True)
         records = [{k: v for k, v in r.items() if k != "model_patch"} for r in rows]
         json_file.write_text(
             json.dumps({"runs": records, "summary": summary}, indent=2) + "\n", encoding="utf-8"
         )
-        console.print(f"wrote {json_file}")
+        console.print(f"wrote {markup_safe(json_file)}", highlight=False)
     return 0
 
 
@@ -115,7 +120,7 @@ def _fixture_jobs(
     except FixtureError as exc:
         console.print("[red]error:[/] broken fixtures:", highlight=False)
         for line in str(exc).splitlines():
-            console.print(f"  {line}", highlight=False)
+            console.print(f"  {markup_safe(line)}", highlight=False)
         return []
     return [FixtureJob(f, m, model) for f in fixtures for m in modes]
 
@@ -140,7 +145,7 @@ def _run(jobs: Sequence[BenchJob], executor: Any, writer: Any, console: Console)
             text = f"{row['fixture']}/{row['mode']}: {outcome(row)}"
             if executor.name == "ray":
                 text += " · done per node: " + ", ".join(f"{n} {c}" for n, c in per_node.items())
-            progress.update(bar, advance=1, description=escape(text))
+            progress.update(bar, advance=1, description=markup_safe(text))
 
         return executor.run(jobs, done)  # type: ignore[no-any-return]
 

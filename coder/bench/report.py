@@ -7,6 +7,8 @@ from typing import Any
 
 from rich.table import Table
 
+from coder.display import markup_safe
+
 
 def summarize(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, Any]:
     summary: dict[str, Any] = {}
@@ -68,12 +70,12 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
         )
     for r in rows:
         table.add_row(
-            r["fixture"],
-            r["mode"],
+            markup_safe(r["fixture"]),
+            markup_safe(r["mode"]),
             "not evaluated" if _not_evaluated(r) else _yes(r["resolved"]),
             _yes(r["claimed_success"]),
             "[red]YES[/]" if r["shipped_broken"] else "no",
-            r["stop_reason"],
+            markup_safe(r["stop_reason"]),
             str(r["steps"]),
             str(r["rollbacks"]),
             str(r["revisions"]),
@@ -99,7 +101,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
         table.add_column(column, justify="left" if column == "mode" else "right")
     for mode, s in summary.items():
         table.add_row(
-            mode,
+            markup_safe(mode),
             str(s["runs"]),
             str(s["resolved"]),
             f"{s['resolve_rate']:.0%}",

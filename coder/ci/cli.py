@@ -1,6 +1,7 @@
 """`coder ci review` and `coder ci fix`: parsing, printing and exit codes only.
 
-Exit codes: 0 fine; 1 a `--fail-on` condition holds, a fix did not verify or could not be
+Everything printed came from a pull request (file names, symbols, test output), so it goes
+through `plain` before it reaches a terminal. Exit codes: 0 fine; 1 a `--fail-on` condition holds, a fix did not verify or could not be
 pushed, or posting to GitHub failed; 2 bad input (one line on stderr, nothing posted or pushed).
 """
 
@@ -16,6 +17,7 @@ from coder.ci.comments import FIX_MARKER, REVIEW_MARKER, PostOutcome, upsert_com
 from coder.ci.context import ContextProblem, PullRequestContext, load_pr_context
 from coder.ci.errors import CiInputError
 from coder.ci.report import FailOn
+from coder.display import plain
 from coder.exits import fail
 
 if TYPE_CHECKING:
@@ -75,12 +77,12 @@ def review(
     except CiInputError as exc:
         fail(str(exc))
     markdown = render_markdown(report)
-    typer.echo(report.model_dump_json(indent=2) if format == "json" else markdown)
+    typer.echo(report.model_dump_json(indent=2) if format == "json" else plain(markdown))
     code = 0
     if ctx is not None and not _posted(upsert_comment(ctx, markdown, marker=REVIEW_MARKER)):
         code = 1
     for line in report.failed_checks(conditions):
-        typer.echo(f"fail-on: {line}", err=True)
+        typer.echo(f"fail-on: {plain(line)}", err=True)
         code = 1
     raise typer.Exit(code)
 
@@ -131,7 +133,7 @@ def fix(
         sandbox=sandbox,
         out_dir=out,
         env=env,
-        warn=lambda line: typer.echo(f"warning: {line}", err=True),
+        warn=lambda line: typer.echo(f"warning: {plain(line)}", err=True),
         fail_on=conditions,
     )
     try:
@@ -139,8 +141,8 @@ def fix(
     except CiInputError as exc:
         fail(str(exc))
     markdown = render_fix_markdown(report)
-    typer.echo(report.model_dump_json(indent=2) if format == "json" else markdown)
-    typer.echo(report.message, err=True)
+    typer.echo(report.model_dump_json(indent=2) if format == "json" else plain(markdown))
+    typer.echo(plain(report.message), err=True)
     code = report.exit_code
     ctx = _optional_context(env, pr)
     if ctx is not None:
@@ -165,16 +167,16 @@ def _optional_context(env: dict[str, str], pr: int | None) -> PullRequestContext
         return None
     ctx = load_pr_context(env, pr=pr)
     if isinstance(ctx, ContextProblem):
-        typer.echo(f"warning: not commenting: {ctx.message}", err=True)
+        typer.echo(f"warning: not commenting: {plain(ctx.message)}", err=True)
         return None
     return ctx
 
 
 def _posted(outcome: PostOutcome) -> bool:
     if outcome.action == "failed":
-        typer.echo(f"error: posting the comment failed: {outcome.line}", err=True)
+        typer.echo(f"error: posting the comment failed: {plain(outcome.line)}", err=True)
         return False
-    typer.echo(f"comment: {outcome.line}", err=True)
+    typer.echo(f"comment: {plain(outcome.line)}", err=True)
     return True
 
 

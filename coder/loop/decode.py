@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from coder.models.base import ModelReply
+from dataclasses import replace
+
+from coder.display import map_strings
+from coder.models.base import ModelReply, ToolCall
 from coder.tools.specs import PHASE_ENDING, usage_line
+from coder.tools.textfile import printable
 from contracts.decisions import Act, Ask, Call, Decision, Final, ParseError, Stop
 
 
@@ -40,3 +44,10 @@ def _no_call_message(reply: ModelReply, allowed: tuple[str, ...]) -> str:
         else "Your reply contained no tool call."
     )
     return f"{lead}\nEvery reply must call one of these tools:\n{forms}"
+
+
+def printable_reply(reply: ModelReply) -> ModelReply:
+    """The reply with every string valid UTF-8: a model's JSON may carry a lone surrogate
+    (`"\\udcff"`), which no file, trace or API request could hold."""
+    calls = [ToolCall(c.id, c.name, map_strings(c.input, printable)) for c in reply.tool_calls]
+    return replace(reply, text=printable(reply.text), tool_calls=calls)

@@ -99,8 +99,13 @@ def react_briefing(task: str, repo_map: str, test_cmd: str | None, left: str) ->
 
 
 def describe(invariant: object) -> str:
+    """What the planner wrote, as written: a sentence stays the sentence (its compiled regex,
+    `\\-\\-max\\-cost` say, would read as something else), an object stays its JSON."""
     data = invariant.model_dump(exclude_none=True)  # type: ignore[attr-defined]
     kind = data.pop("kind")
+    source = getattr(invariant, "source", None)
+    if source:
+        return f"{source} (checked as {kind})"
     return f"{kind} {json.dumps(data, ensure_ascii=False)}" if data else kind
 
 

@@ -10,7 +10,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,23 +21,25 @@ from coder.config import (
     detect_test_cmd,
     load_repo_config,
 )
+from coder.loop.apply import apply_run, take_hint
 from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
 from coder.loop.final_check import final_check, reusable_run
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
 from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
-from coder.loop.state import Limits, RunState, RunStop
+from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
 from coder.models.base import Model
 from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, make_model
+from coder.tools.textfile import printable
 from coder.tools.toolbox import ToolBox
 from contracts.result import FinalCheck, PullRequestRecord, RunResult
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
-from sandbox.gitcli import GitError, git
+from sandbox.gitcli import GitError, git_line
 from sandbox.policy import PathPolicy
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
 from summarizers.repomap import RepoMapCache, build_repo_map
@@ -86,6 +88,9 @@ class RunOptions:
 class RunOutcome:
     result: RunResult
     run_dir: Path
+    take: str | None = None
+    """One line on the change: applied, why it was not, or how to take it; None when the run
+    has no verified change to offer."""
 
 
 def run_task(options: RunOptions) -> RunOutcome:
@@ -93,7 +98,8 @@ def run_task(options: RunOptions) -> RunOutcome:
         raise UsageError(f"unknown mode {options.mode!r}; choose one of {', '.join(MODES)}")
     if not options.task.strip():
         raise UsageError("the task is empty; pass --task TEXT")
-    repo = options.repo.resolve()
+    options = replace(options, task=printable(options.task))  # argv may hold undecodable bytes
+    repo = _top_level(options.repo.resolve())
     try:
         config = load_repo_config(repo) if repo.is_dir() else None
     except ConfigError as exc:
@@ -136,9 +142,15 @@ def run_task(options: RunOptions) -> RunOutcome:
             _discard(run_dir, fresh)
             workspace.delete_branch()
             raise UsageError(str(exc)) from None
-    if options.apply:
-        result = _apply(repo, result, run_dir)
-    return RunOutcome(result, run_dir)
+    return RunOutcome(result, run_dir, _take(workspace.repo, result, run_dir, options.apply))
+
+
+def _top_level(path: Path) -> Path:
+    """`--repo` may name a subdirectory; the run, its config and `.coder/` belong to the top."""
+    try:
+        return Path(git_line(["rev-parse", "--show-toplevel"], path)).resolve()
+    except (GitError, OSError):
+        return path  # not a repository: Workspace.create says so in one line
 
 
 def _runtime(
@@ -218,6 +230,8 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
             reason, message = "final_check_failed", final.detail.splitlines()[0]
     except RunStop as stop:
         reason, message = stop.reason, stop.message
+    except Terminated:
+        reason, message = "interrupted", "terminated (SIGTERM)"
     except KeyboardInterrupt:
         reason, message = "interrupted", "interrupted by the user"
     except BaselineUnrunnable:
@@ -338,23 +352,12 @@ def _completed_message(rt: Runtime) -> str:
     )
 
 
-def _apply(repo: Path, result: RunResult, run_dir: Path) -> RunResult:
-    """Apply the verified patch to the user's tree, only when it is clean and the patch applies."""
-    if result.status != "verified" or not result.patch.strip():
-        result.message += "; not applied (the run did not verify a change)"
-        return result
-    dirty = git(["status", "--porcelain", "--untracked-files=no"], repo, check=False)
-    if dirty.strip():
-        result.message += f"; not applied: your working tree has uncommitted changes (branch {result.branch} holds the change)"
-        return result
-    patch = str(run_dir / "final.patch")
-    try:
-        git(["apply", "--check", patch], repo)
-        git(["apply", patch], repo)
-    except GitError as exc:
-        result.message += f"; not applied: the patch does not apply cleanly ({str(exc)[:200]})"
-        return result
-    result.applied = True
-    result.message += "; applied to your working tree"
-    save_result(run_dir, result)
-    return result
+def _take(repo: Path, result: RunResult, run_dir: Path, apply: bool) -> str | None:
+    """Apply when asked; either way, the line that tells the person where the change went."""
+    if not apply:
+        return take_hint(result, run_dir) if result.status == "verified" else None
+    outcome = apply_run(repo, result, run_dir)
+    if not outcome.applied:
+        result.message += f"; not applied: {outcome.reason}"
+        save_result(run_dir, result)
+    return outcome.line

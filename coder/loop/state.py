@@ -22,6 +22,11 @@ class RunStop(Exception):
         self.message = message
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be, so that ending too writes the run's outputs; the
+    run says it was terminated, not interrupted by the user."""
+
+
 @dataclass(frozen=True)
 class Limits:
     max_turns: int = 60

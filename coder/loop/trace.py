@@ -25,7 +25,8 @@ class TraceWriter:
         self.redact = Redactor()
         """Applied to every line written; the session applies it to what the model sees."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = path.open("a", encoding="utf-8")
+        # A lone surrogate (from a file name, say) is written as its JSON escape, not a crash.
+        self._file = path.open("a", encoding="utf-8", errors="backslashreplace")
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -58,11 +59,14 @@ class TraceWriter:
 
 
 def read_trace(path: Path) -> list[dict[str, Any]]:
-    """Every complete event; a torn last line (a crash mid-write) is skipped, not fatal."""
+    """Every complete event; a torn last line (a crash mid-write) or a line that is not JSON
+    is skipped, not fatal, and bytes that are not UTF-8 are read as U+FFFD."""
     events = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_bytes().decode("utf-8", errors="replace").split("\n"):
         try:
-            events.append(json.loads(line))
+            event = json.loads(line)
         except json.JSONDecodeError:
             continue
+        if isinstance(event, dict):
+            events.append(event)
     return events

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from coder.loop.context import Conversation, ResultEntry, Turn, fit, mask_line
-from coder.loop.decode import decode
+from coder.loop.decode import decode, printable_reply
 from coder.loop.state import Limits, RunState, RunStop, command_timeout
 from coder.loop.trace import TraceWriter
 from coder.models.base import (
@@ -167,7 +167,7 @@ class Session:
             latency_s=round(reply.latency_s, 3),
             stop_reason=reply.stop_reason,
         )
-        return reply
+        return printable_reply(reply)
 
     def _act(self, call: Call, turn: Turn, phase: Phase) -> bool:
         """Run one tool call; True when it produced information not seen before."""

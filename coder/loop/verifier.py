@@ -17,6 +17,7 @@ import regex
 
 from coder.loop.baseline import Baseline
 from coder.loop.testruns import TestRun, judge, named_by, run_tests
+from coder.tools.textfile import NotText, decode_file
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
 from sandbox.changes import worktree_files
@@ -90,19 +91,17 @@ def verify_step(step: CompiledStep, env: VerifyEnv) -> list[Check]:
 
 
 def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
+    """The same words in result.json's detail as in the trace's evidence: it is one fact."""
     changes = env.checkpoints.changes_since(env.checkpoint_sha)
     touched = [c.path for c in changes] + [c.old_path for c in changes if c.old_path]
     changed = list(dict.fromkeys(touched))
     outside = out_of_scope(changed, step.contract.intended_modification.files, env.protected)
     if outside:
         allowed = ", ".join(step.contract.intended_modification.files)
-        return Check(
-            "files_within_scope",
-            "failed",
-            f"changed outside the step's files ({allowed}): {', '.join(outside)}",
-            detail=f"{len(outside)} path(s) out of scope",
-        )
-    return Check("files_within_scope", "passed", f"{len(changed)} changed path(s), all in scope")
+        evidence = f"changed outside the step's files ({allowed}): {', '.join(outside)}"
+        return Check("files_within_scope", "failed", evidence, detail=evidence)
+    evidence = f"{len(changed)} changed path(s), all in scope"
+    return Check("files_within_scope", "passed", evidence, detail=evidence)
 
 
 def _run_check(kind: str, command: str, env: VerifyEnv) -> Check:
@@ -332,33 +331,27 @@ def _text_matches(
 
 
 @checker("text_absent")
-def check_text_absent(invariant: inv.TextAbsent, step: CompiledStep, env: VerifyEnv) -> Check:
-    return _text_check("text_absent", invariant.pattern, invariant.paths, step, env)
-
-
 @checker("text_present")
-def check_text_present(invariant: inv.TextPresent, step: CompiledStep, env: VerifyEnv) -> Check:
-    return _text_check("text_present", invariant.pattern, invariant.paths, step, env)
-
-
-def _text_check(
-    kind: str, pattern: str, paths: list[str] | None, step: CompiledStep, env: VerifyEnv
+def check_text(
+    invariant: inv.TextAbsent | inv.TextPresent, step: CompiledStep, env: VerifyEnv
 ) -> Check:
+    """Evidence names the pattern as the planner wrote it (a sentence's own words, or the
+    regex from the JSON), never a repr that doubles its backslashes."""
+    kind, pattern = invariant.kind, invariant.pattern
+    wrote = invariant.source or f"/{pattern}/"
     try:
-        hits = _text_matches(pattern, paths, step, env)
+        hits = _text_matches(pattern, invariant.paths, step, env)
     except TimeoutError:
-        slow = (
-            f"searching for {pattern!r} took over {TEXT_SEARCH_SECONDS:.0f}s; use a simpler pattern"
-        )
-        return Check(kind, "failed", slow, detail=pattern)
+        slow = f"searching for {wrote} took over {TEXT_SEARCH_SECONDS:.0f}s; use a simpler pattern"
+        return Check(kind, "failed", slow, detail=wrote)
     want_hits = kind == "text_present"
     if bool(hits) == want_hits:
-        evidence = hits[0] if hits else f"no match for {pattern!r}"
-        return Check(kind, "passed", evidence, detail=pattern)
+        evidence = hits[0] if hits else f"no match for /{pattern}/"
+        return Check(kind, "passed", evidence, detail=wrote)
     evidence = (
-        f"{len(hits)} match(es):\n" + "\n".join(hits[:10]) if hits else f"no match for {pattern!r}"
+        f"{len(hits)} match(es):\n" + "\n".join(hits[:10]) if hits else f"no match for /{pattern}/"
     )
-    return Check(kind, "failed", evidence, detail=pattern)
+    return Check(kind, "failed", evidence, detail=wrote)
 
 
 @checker("max_changed_lines")
@@ -394,15 +387,16 @@ def _at_checkpoint(env: VerifyEnv, rel: str) -> str | None:
 
 
 def _current(env: VerifyEnv, rel: str) -> str | None:
-    """A worktree file's text; None for binaries and for paths the model may not read, such as
-    a link out of the worktree (it could point one at /proc/self/environ and read it back as
-    evidence). The same rule as the tools': the read policy of `PathPolicy`."""
+    """A worktree file's text as the tools decode it; None for binaries and for paths the model
+    may not read, such as a link out of the worktree (it could point one at /proc/self/environ
+    and read it back as evidence). The same rule as the tools': the read policy of `PathPolicy`."""
     if not PathPolicy(env.root, None, ()).check(rel, write=False).allowed:
         return None
     try:
-        return (env.root / rel).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        file = decode_file((env.root / rel).read_bytes())
+    except OSError:
         return None
+    return None if isinstance(file, NotText) else file.view
 
 
 def _candidate_files(step: CompiledStep, env: VerifyEnv) -> list[str]:

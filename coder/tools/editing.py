@@ -1,9 +1,18 @@
-"""Exact-match editing, as pure functions, so a failed edit can tell the model what would work."""
+"""Exact-match editing, as pure functions, so a failed edit can tell the model what would work.
+
+The model sees line ends as `\n` whatever the file uses, so matching happens on that view and
+the replacement is spliced into the file's own text: every character outside the matched span
+stays as it was (a CRLF file keeps its CRLFs, a lone `\r` elsewhere is never touched), and the
+new text's line ends take the style of the lines it replaces.
+"""
 
 from __future__ import annotations
 
+import bisect
 import difflib
 from dataclasses import dataclass
+
+from coder.tools.textfile import with_newlines
 
 
 @dataclass(frozen=True)
@@ -11,14 +20,25 @@ class EditOutcome:
     ok: bool
     content: str = ""
     message: str = ""
+    first_line: int = 0
+    """1-based line where the replaced text began (0 when the edit failed)."""
 
 
-def apply_edit(content: str, old: str, new: str) -> EditOutcome:
-    count = content.count(old)
+def apply_edit(content: str, old: str, new: str, newline: str | None = None) -> EditOutcome:
+    """Replace the one occurrence of `old` in `content`; `newline` is the file's style for new
+    lines (default: the style of the matched lines, else `\n`)."""
+    view = content.replace("\r\n", "\n")
+    old = old.replace("\r\n", "\n")
+    count = view.count(old)
     if count == 1:
-        return EditOutcome(True, content.replace(old, new, 1))
+        at = view.find(old)
+        start, end = _original_span(content, at, at + len(old))
+        region = content[start:end]
+        style = "\r\n" if "\r\n" in region else "\n" if "\n" in region else newline or "\n"
+        spliced = content[:start] + with_newlines(new, style) + content[end:]
+        return EditOutcome(True, spliced, first_line=view.count("\n", 0, at) + 1)
     if count > 1:
-        lines = _match_lines(content, old)
+        lines = _match_lines(view, old)
         return EditOutcome(
             False,
             message=(
@@ -26,7 +46,19 @@ def apply_edit(content: str, old: str, new: str) -> EditOutcome:
                 "include more surrounding lines so it matches exactly once"
             ),
         )
-    return EditOutcome(False, message=_not_found(content, old))
+    return EditOutcome(False, message=_not_found(view, old))
+
+
+def _original_span(content: str, start: int, end: int) -> tuple[int, int]:
+    """Offsets in `content` of a span given in its CRLF-as-LF view."""
+    if "\r\n" not in content:
+        return start, end
+    folded: list[int] = []
+    at = content.find("\r\n")
+    while at != -1:
+        folded.append(at - len(folded))  # where this CRLF's newline sits in the view
+        at = content.find("\r\n", at + 2)
+    return start + bisect.bisect_left(folded, start), end + bisect.bisect_left(folded, end)
 
 
 def _match_lines(content: str, old: str) -> list[int]:

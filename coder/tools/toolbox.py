@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from coder.tools.editing import apply_edit
 from coder.tools.specs import TOOL_ARGS, usage_line
+from coder.tools.textfile import NEW_FILE, NotText, decode_file, printable, with_newlines
 from sandbox.changes import worktree_files
 from sandbox.confine import Sandbox
 from sandbox.globs import glob_match
@@ -39,10 +40,16 @@ class Observation:
     status: ObservationStatus
     text: str
     raw_chars: int = 0
+    """Characters of the tool's whole result before it was cut or compacted (for a read, the
+    file's text; for a command, its output); the trace's summarized_chars is len(text)."""
     fingerprint: str | None = None
     """Identifies the new information (a file's new content, a command's output); the loop
     counts a turn as progress only when it sees a fingerprint it has not seen before."""
     duration_s: float = 0.0
+
+    @staticmethod
+    def ok(text: str, fingerprint: str | None = None) -> Observation:
+        return Observation("ok", text, len(text), fingerprint)
 
     @staticmethod
     def error(text: str) -> Observation:
@@ -73,13 +80,12 @@ class ToolBox:
         except ValidationError as exc:
             return Observation.error(bad_arguments(tool, exc))
         try:
-            return handler(parsed)
+            obs = handler(parsed)
         except OSError as exc:
-            return Observation.error(f"{tool} failed: {exc.strerror or exc}")
+            obs = Observation.error(f"{tool} failed: {exc.strerror or exc}")
         except ValueError as exc:
-            return Observation.error(
-                f"{tool} failed: {exc}; use plain UTF-8 text without NUL bytes"
-            )
+            obs = Observation.error(f"{tool} failed: {exc}; use plain UTF-8 text without NUL bytes")
+        return replace(obs, text=printable(obs.text))
 
     def _read_file(self, a: Any) -> Observation:
         decision = self.policy.check(a.path, write=False)
@@ -88,10 +94,13 @@ class ToolBox:
         path = self.root / decision.path
         if not path.is_file():
             return Observation.error(f"{a.path}: no such file. {self._similar(a.path)}")
-        data = path.read_bytes()
-        if b"\0" in data[:8192]:
-            return Observation.error(f"{a.path} is a binary file ({len(data)} bytes)")
-        lines = data.decode("utf-8", errors="replace").splitlines()
+        file = decode_file(path.read_bytes())
+        if isinstance(file, NotText):
+            return Observation.error(f"{a.path} {file.reason}; read_file shows text files only")
+        view = file.view
+        lines = view.split("\n")
+        if lines[-1] == "":
+            lines.pop()
         if not lines:
             return Observation("ok", "(empty file)", 0)
         start = (a.start_line or 1) - 1
@@ -102,9 +111,11 @@ class ToolBox:
         end = a.end_line or min(len(lines), start + READ_LINES_DEFAULT)
         shown = [f"{n:>5}| {line}" for n, line in enumerate(lines[start:end], start + 1)]
         text = "\n".join(shown)
+        if file.note():
+            text = f"{file.note()}\n{text}"
         if end < len(lines):
             text += f"\n… {len(lines) - end} more lines; read_file with start_line={end + 1}"
-        return Observation("ok", text, len(data))
+        return Observation("ok", text, len(view))
 
     def _list_files(self, a: Any) -> Observation:
         files = worktree_files(self.root)
@@ -124,13 +135,16 @@ class ToolBox:
                 f"invalid regular expression: {exc}; escape special characters"
             )
         hits: list[str] = []
-        total = 0
+        total = skipped = raw = 0
         deadline = time.monotonic() + SEARCH_SECONDS
         for rel in worktree_files(self.root):
             if a.glob and not glob_match(rel, a.glob):
                 continue
             text = self._readable_text(rel)
-            for n, line in enumerate(text.splitlines(), 1):
+            if text is None:
+                skipped += 1
+                continue
+            for n, line in enumerate(text.split("\n"), 1):
                 try:
                     found = pattern.search(line, timeout=max(0.0, deadline - time.monotonic()))
                 except TimeoutError:
@@ -140,21 +154,28 @@ class ToolBox:
                 if not found:
                     continue
                 total += 1
+                raw += len(rel) + len(str(n)) + len(line) + 3  # as `rel:n: line`, uncut
                 if len(hits) < SEARCH_LIMIT:
                     hits.append(f"{rel}:{n}: {line.strip()[:200]}")
+        unread = (
+            f"\n({skipped} file(s) skipped: binary or not decodable as text)" if skipped else ""
+        )
         if not hits:
-            return Observation("ok", f"no matches for {a.pattern!r}", 0)
+            return Observation.ok(f"no matches for {a.pattern!r}{unread}")
         more = f"\n… {total - len(hits)} more matches" if total > len(hits) else ""
-        return Observation("ok", "\n".join(hits) + more, total)
+        raw += total - 1  # the newlines between hits
+        return Observation("ok", "\n".join(hits) + more + unread, raw + len(unread))
 
-    def _readable_text(self, rel: str) -> str:
-        """A file's text if the policy lets the model read it (no symlink out of the worktree)."""
+    def _readable_text(self, rel: str) -> str | None:
+        """A file's text (line ends as LF) if the policy lets the model read it (no symlink out
+        of the worktree); None for a file that is not text, "" for one it may not read."""
         if not self.policy.check(rel, write=False).allowed:
             return ""
         try:
-            return (self.root / rel).read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
+            file = decode_file((self.root / rel).read_bytes())
+        except OSError:
             return ""
+        return None if isinstance(file, NotText) else file.view
 
     def _edit_file(self, a: Any) -> Observation:
         decision = self.policy.check(a.path, write=True)
@@ -165,26 +186,44 @@ class ToolBox:
             return Observation.error(
                 f"{a.path}: no such file; use write_file to create it. {self._similar(a.path)}"
             )
-        content = target.read_text(encoding="utf-8", errors="surrogateescape")
-        outcome = apply_edit(content, a.old_text, a.new_text)
+        data = target.read_bytes()
+        file = decode_file(data)
+        if isinstance(file, NotText):
+            return Observation.error(f"{a.path} {file.reason}; edit_file changes text files only")
+        outcome = apply_edit(file.text, a.old_text, a.new_text, file.newline)
         if not outcome.ok:
             return Observation.error(f"{a.path}: {outcome.message}")
-        target.write_text(outcome.content, encoding="utf-8", errors="surrogateescape")
-        return Observation(
-            "ok", f"edited {a.path}", len(a.new_text), _digest(a.path, outcome.content)
-        )
+        encoded = file.encode(outcome.content)
+        if isinstance(encoded, str):
+            return Observation.error(f"{a.path}: new_text {encoded}")
+        if encoded != data:
+            target.write_bytes(encoded)
+        return Observation.ok(f"edited {a.path}", _digest(a.path, outcome.content))
 
     def _write_file(self, a: Any) -> Observation:
+        """A new file is UTF-8 as written; an existing text file keeps its encoding and line
+        ends, and a binary file is not overwritten by text."""
         decision = self.policy.check(a.path, write=True)
         if not decision.allowed:
             return Observation.denied(decision.reason)
         target = self.root / decision.path
         existed = target.exists()
+        content, file = a.content, decode_file(target.read_bytes()) if target.is_file() else None
+        if isinstance(file, NotText):
+            return Observation.error(
+                f"{a.path} {file.reason}; write_file does not overwrite binary files "
+                "(delete_file it first to replace it)"
+            )
+        if file is not None:
+            content = with_newlines(content, file.newline)
+        encoded = (file or NEW_FILE).encode(content)
+        if isinstance(encoded, str):
+            return Observation.error(f"{a.path}: content {encoded}")
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(a.content, encoding="utf-8")
+        target.write_bytes(encoded)
         verb = "overwrote" if existed else "created"
-        return Observation(
-            "ok", f"{verb} {a.path} ({len(a.content)} chars)", 0, _digest(a.path, a.content)
+        return Observation.ok(
+            f"{verb} {a.path} ({len(a.content)} chars)", _digest(a.path, a.content)
         )
 
     def _delete_file(self, a: Any) -> Observation:
@@ -195,7 +234,7 @@ class ToolBox:
         if not target.is_file():
             return Observation.error(f"{a.path}: no such file. {self._similar(a.path)}")
         target.unlink()
-        return Observation("ok", f"deleted {a.path}", 0, _digest(a.path, "\0deleted"))
+        return Observation.ok(f"deleted {a.path}", _digest(a.path, "\0deleted"))
 
     def _run(self, a: Any) -> Observation:
         result = self.sandbox.run(a.command, cwd=self.root, timeout_s=self.cmd_timeout_s)

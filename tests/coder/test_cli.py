@@ -3,42 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
-from calcrepo import CALC, FIX_ADD, FIX_STEP, PYPROJECT, TESTS, plan, step
-from gitrepo import make_repo, snapshot, write_script
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def coder(*args: str, cwd: Path | None = None, **kw) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
-    env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run(
-        [sys.executable, "-m", "coder", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        **kw,
-    )
-
-
-def calc(tmp_path: Path) -> Path:
-    return make_repo(
-        tmp_path / "repo",
-        {"calc.py": CALC, "tests/test_calc.py": TESTS, "pyproject.toml": PYPROJECT},
-    )
+import pytest
+from calcrepo import FIX_ADD, FIX_STEP, make_calc_repo, plan, step
+from clirun import coder, run_args, start_coder
+from gitrepo import snapshot, write_script
 
 
 def test_run_verified_exits_0_and_json_prints_result(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     script = write_script(
         tmp_path / "s.json",
         [
@@ -59,7 +35,7 @@ def test_run_verified_exits_0_and_json_prints_result(tmp_path):
 
 
 def test_unverified_run_exits_1_with_reason(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     script = write_script(tmp_path / "s.json", [plan(FIX_STEP)])
     proc = coder("run", "--task", "fix add", "--repo", str(repo), "--model", f"script:{script}")
     assert proc.returncode == 1
@@ -71,7 +47,7 @@ def test_bad_inputs_exit_2_with_one_line_and_change_nothing(tmp_path):
     plain.mkdir()
     proc = coder("run", "--task", "x", "--repo", str(plain), "--model", "script:/nonexistent.json")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     before = snapshot(repo)
     for args in (
         ["--model", "script:/nonexistent.json"],
@@ -89,13 +65,22 @@ def test_bad_inputs_exit_2_with_one_line_and_change_nothing(tmp_path):
 
 
 def test_no_model_and_no_key_is_a_clear_usage_error(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     proc = coder("run", "--task", "x", "--repo", str(repo))
     assert proc.returncode == 2 and "ANTHROPIC_API_KEY" in proc.stderr
 
 
-def test_sigint_exits_130_with_complete_run_dir_and_no_worktree(tmp_path):
-    repo = calc(tmp_path)
+@pytest.mark.parametrize(
+    ("signum", "code", "said"),
+    [
+        (signal.SIGINT, 130, "interrupted by the user"),
+        (signal.SIGTERM, 130, "terminated (SIGTERM)"),
+    ],
+)
+def test_a_signal_mid_run_exits_with_a_complete_run_dir_and_no_worktree(
+    tmp_path, signum, code, said
+):
+    repo = make_calc_repo(tmp_path)
     script = write_script(
         tmp_path / "s.json",
         [
@@ -103,46 +88,23 @@ def test_sigint_exits_130_with_complete_run_dir_and_no_worktree(tmp_path):
             {"tool": "run", "input": {"command": "sleep 60"}},
         ],
     )
-    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
-    env["PYTHONPATH"] = str(ROOT)
     out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "coder",
-            "run",
-            "--task",
-            "x",
-            "--repo",
-            str(repo),
-            "--model",
-            f"script:{script}",
-            "--out",
-            str(out),
-            "--cmd-timeout",
-            "90",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    proc = start_coder(*run_args(repo, script, "--out", str(out), "--cmd-timeout", "90"))
+    trace = out / "trace.jsonl"
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        trace = out / "trace.jsonl"
-        if trace.is_file() and '"tool": "run"' in trace.read_text():
-            break
-        time.sleep(0.1)
-    time.sleep(0.5)
+    while not (trace.is_file() and '"tool": "run"' in trace.read_text()):
+        assert time.monotonic() < deadline and proc.poll() is None, proc.stderr
+        time.sleep(0.05)
     started = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=30)
-    assert proc.returncode == 130
+    proc.send_signal(signum)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == code, stderr
     assert time.monotonic() - started < 10
     result = json.loads((out / "result.json").read_text())
-    assert result["stop_reason"] == "interrupted"
-    assert '"run_finished"' in (out / "trace.jsonl").read_text()
+    assert (result["stop_reason"], result["message"]) == ("interrupted", said)
+    assert f"stopped (interrupted): {said}" in stdout
+    assert "Traceback" not in stderr
+    assert '"run_finished"' in trace.read_text()
     assert not list((repo / ".git" / "coder-worktrees").glob("*"))
 
 
@@ -195,7 +157,7 @@ def test_schema_and_compact_commands(tmp_path):
 
 
 def test_progress_is_plain_lines_without_a_terminal(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     script = write_script(
         tmp_path / "s.json",
         [
@@ -220,7 +182,7 @@ def test_progress_is_plain_lines_without_a_terminal(tmp_path):
 
 
 def test_markup_in_model_text_prints_as_written(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     script = write_script(
         tmp_path / "s.json", [{"tool": "stop", "input": {"reason": "blocked [/] on list[int]"}}]
     )
@@ -242,7 +204,7 @@ def test_markup_in_model_text_prints_as_written(tmp_path):
 
 
 def test_a_test_command_that_cannot_run_exits_2_with_one_line(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     before = snapshot(repo)
     script = write_script(tmp_path / "s.json", [plan(FIX_STEP)])
     proc = coder(
@@ -264,7 +226,7 @@ def test_a_test_command_that_cannot_run_exits_2_with_one_line(tmp_path):
 
 
 def test_the_terminal_says_what_already_fails(tmp_path):
-    repo = calc(tmp_path)
+    repo = make_calc_repo(tmp_path)
     script = write_script(tmp_path / "s.json", [{"tool": "stop", "input": {"reason": "seen"}}])
     proc = coder("run", "--task", "fix add", "--repo", str(repo), "--model", f"script:{script}")
     assert proc.returncode == 1, proc.stderr

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from coder.config import ConfigError, detect_test_cmd, load_repo_config
@@ -37,3 +39,27 @@ def test_detect_test_cmd(tmp_path):
     (py / "tests").mkdir(parents=True)
     (py / "tests" / "test_x.py").write_text("")
     assert detect_test_cmd(py) == "python -m pytest -q"
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("max_turns = true", "max_turns: expected an integer, got true"),
+        ("max_revisions = false", "max_revisions: expected an integer, got false"),
+        ('max_turns = "5"', "max_turns: expected an integer, got string '5'"),
+        ("max_turns = 2.5", "max_turns: expected an integer"),
+        ("cmd_timeout = true", "cmd_timeout: expected a number, got true"),
+        ('cmd_timeout = "20"', "cmd_timeout: expected a number"),
+        ("protected = true", "protected: expected an array"),
+    ],
+)
+def test_values_of_the_wrong_type_are_not_coerced(tmp_path, line, said):
+    (tmp_path / ".coder.toml").write_text(line + "\n")
+    with pytest.raises(ConfigError, match=re.escape(said)):
+        load_repo_config(tmp_path)
+
+
+def test_whole_seconds_are_a_fine_timeout(tmp_path):
+    (tmp_path / ".coder.toml").write_text("cmd_timeout = 20\nmax_turns = 7\n")
+    config = load_repo_config(tmp_path)
+    assert (config.cmd_timeout, config.max_turns) == (20.0, 7)

@@ -290,3 +290,30 @@ def test_tracked_symlinks_are_restored(tmp_path: Path) -> None:
         report = cps.rollback(checkpoint, checkpoint.sha, ["to_a"])
         assert snapshot(ws.path) == before
         assert report.restored_by_harness == ["to_b"]
+
+
+ODD_NAMES = ["a\nb.txt", "tab\there.txt", os.fsdecode(b"caf\xe9.txt"), ' quoted "name".txt']
+
+
+def test_names_with_newlines_and_odd_bytes_roll_back_and_commit(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "odd", {name: f"{i}\n" for i, name in enumerate(ODD_NAMES)})
+    cps = Checkpoints(repo)
+    before = snapshot(repo)
+    checkpoint = cps.take("odd")
+    for name in ODD_NAMES[:3]:
+        (repo / name).write_text("changed\n")
+    os.rename(repo / ODD_NAMES[3], repo / "moved\nhere.txt")
+    (repo / "new\nfile.txt").write_text("new\n")
+    changes = {(c.path, c.kind, c.old_path) for c in cps.changes_since(checkpoint.sha)}
+    assert ("moved\nhere.txt", "renamed", ODD_NAMES[3]) in changes
+    assert ("new\nfile.txt", "added", None) in changes
+    assert {(name, "modified", None) for name in ODD_NAMES[:3]} <= changes
+    report = cps.rollback(checkpoint, checkpoint.sha, ["a\nb.txt"])
+    assert snapshot(repo) == before
+    assert report.complete is False and "new\nfile.txt" in report.restored_by_harness
+    (repo / "a\nb.txt").write_text("kept\n")
+    sha = cps.commit("odd names")
+    shown = subprocess.run(
+        ["git", "show", f"{sha}:a\nb.txt"], cwd=repo, capture_output=True, check=True
+    )
+    assert shown.stdout == b"kept\n"

@@ -12,7 +12,9 @@ from summarizers.outcomes import parse_outcomes
 from summarizers.tokens import estimate_tokens
 
 FIVE_MB = 5 * 1024 * 1024
-LIMIT_S = 10.0  # generous for a shared 2-core machine; a quadratic step would take minutes
+LIMIT_S = 10.0
+"""CPU seconds, not wall time: another process busy on a shared machine does not count, and a
+quadratic step would still take minutes. Medians and ratios are in benchmarks/."""
 
 
 def _big_pytest_log() -> str:
@@ -49,9 +51,9 @@ def _big_pytest_log() -> str:
 def test_five_megabytes_compact_fast_and_within_budget(make) -> None:  # type: ignore[no-untyped-def]
     text = make()
     assert len(text) >= FIVE_MB - 300_000
-    started = time.perf_counter()
+    started = time.process_time()
     result = compact_log(text, budget=2000, exit_code=1)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert elapsed < LIMIT_S, f"{elapsed:.1f}s"
     assert result.tokens <= 2000 and result.text.strip()
 
@@ -67,8 +69,8 @@ def test_big_pytest_log_keeps_all_ids_it_can_and_says_how_many_it_could_not() ->
 
 def test_outcomes_of_a_five_megabyte_log_are_fast() -> None:
     text = _big_pytest_log()
-    started = time.perf_counter()
+    started = time.process_time()
     outcomes = parse_outcomes(text)
-    assert time.perf_counter() - started < LIMIT_S
+    assert time.process_time() - started < LIMIT_S
     assert outcomes["tests/test_gen_0.py::test_ok_0"] == "passed"
     assert outcomes["tests/test_calc.py::test_add_0"] == "failed"

@@ -80,7 +80,10 @@ def test_list_and_search(box):
     listed = box.execute("list_files", {"glob": "src/**"})
     assert listed.text.splitlines() == ["src/app.py"]
     found = box.execute("search", {"pattern": r"def \w+"})
-    assert found.text == "src/app.py:1: def main():"
+    assert found.text.splitlines() == [
+        "src/app.py:1: def main():",
+        "(1 file(s) skipped: binary or not decodable as text)",
+    ]
     assert box.execute("search", {"pattern": "("}).status == "error"
 
 
