@@ -66,10 +66,10 @@ def bench_command(
     except ExecutorUnavailable as exc:
         console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
         return 2
-    for bad in bad_lines:
-        console.print(
-            f"[red]error:[/] {markup_safe(describe(swebench.file, bad))}", highlight=False
-        )  # type: ignore[union-attr]
+    if swebench is not None:
+        for bad in bad_lines:
+            line = describe(swebench.file, bad)
+            console.print(f"[red]error:[/] {markup_safe(line)}", highlight=False)
     writer = None
     if swebench is not None and swebench.predictions is not None:
         from coder.bench.predictions import PredictionsWriter
