@@ -120,4 +120,5 @@ def prepare_clone(repos: Path, instance: Instance, dest: Path) -> Path:
 
 def _row(job: InstanceJob, **fields: Any) -> Row:
     fields.setdefault("model_patch", "")
-    return run_row(job.instance.instance_id, job.mode, "python", **fields)
+    ident = job.instance.instance_id
+    return run_row(ident, job.mode, "python", instance_id=ident, **fields)

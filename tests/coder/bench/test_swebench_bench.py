@@ -53,7 +53,7 @@ def test_every_run_gives_the_expected_outcome(local_run):
         for key, value in expected.items():
             actual = row["evaluation"]["status"] if key == "evaluation" else row[key]
             assert actual == value, (row["fixture"], row["mode"], key)
-        assert "model_patch" not in row
+        assert "model_patch" not in row and row["instance_id"] == row["fixture"]
     summary = data["summary"]
     assert summary["contract"]["resolved"] == 2 and summary["contract"]["not_evaluated"] == 0
     assert "9 runs in" in text

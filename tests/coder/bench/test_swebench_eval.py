@@ -20,6 +20,7 @@ from coder.bench.swebench_eval import (
     evaluate,
     patched_paths,
     pytest_statuses,
+    status_of,
 )
 from coder.bench.swebench_job import InstanceError, prepare_clone
 
@@ -187,3 +188,12 @@ def test_clone_problems_are_one_line_each(swebench_repos, tmp_path):
     )
     with pytest.raises(InstanceError, match="test_patch does not apply at base_commit"):
         prepare_clone(swebench_repos, bad_patch, tmp_path / "c")
+
+
+def test_ids_cut_inside_their_parameters_match_as_the_grader_matches_them():
+    statuses = {"t.py::test[log(photon x]": "PASSED", "t.py::test[log(photon y]": "XFAIL"}
+    assert status_of("t.py::test[log(photon", statuses) == "PASSED"
+    assert status_of("t.py::test[log(photon x]", statuses) == "PASSED"
+    statuses["t.py::test[log(photon z]"] = "FAILED"
+    assert status_of("t.py::test[log(photon", statuses) is None
+    assert status_of("t.py::test", statuses) is None
