@@ -7,6 +7,7 @@ changed), 130 interrupted (Ctrl-C or SIGTERM; the message says which).
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -25,7 +26,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = LastingConsole(stderr=True)
+err = LastingConsole(stderr=True, soft_wrap=not sys.stderr.isatty())
+HELP_WIDTH_OFF_TERMINAL = 160
+"""--help piped or captured is laid out this wide instead of rich's 80 columns."""
 
 
 @app.command()
@@ -43,6 +46,14 @@ def run(
     timeout: Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")] = None,
     cmd_timeout: Annotated[
         float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")
+    ] = None,
+    max_reply_tokens: Annotated[
+        int | None,
+        typer.Option(min=1, help="Longest reply per model call (default: from the server)."),
+    ] = None,
+    context_tokens: Annotated[
+        int | None,
+        typer.Option(min=1, help="Most context per model call (default: from the server)."),
     ] = None,
     sandbox: Annotated[str | None, typer.Option(help="auto | bwrap | none")] = None,
     out: Annotated[
@@ -83,6 +94,8 @@ def run(
         timeout_s=timeout,
         cmd_timeout_s=cmd_timeout,
         max_tokens=max_tokens,
+        max_reply_tokens=max_reply_tokens,
+        context_tokens=context_tokens,
         sandbox=sandbox,
         out_dir=out,
         apply=apply,
@@ -318,7 +331,17 @@ def _sigterm_as_interrupt() -> None:
 _mount_ci()
 
 
+def _help_width() -> None:
+    """Rich lays help out 80 columns wide when stdout is no terminal, cutting it short."""
+    import typer.rich_utils
+
+    sized = os.environ.get("TERMINAL_WIDTH") or os.environ.get("COLUMNS")
+    if not sys.stdout.isatty() and not sized:
+        typer.rich_utils.MAX_WIDTH = HELP_WIDTH_OFF_TERMINAL
+
+
 def main() -> None:
+    _help_width()
     app(args=ray_flag_value(sys.argv[1:]))
 
 

@@ -36,6 +36,10 @@ class RepoConfig(BaseModel):
     """Model calls allowed in the whole run."""
     cmd_timeout: float | None = Field(default=None, gt=0)
     """Seconds any one command may run."""
+    max_reply_tokens: int | None = Field(default=None, ge=1)
+    """The longest reply one model call may write; default from the server's context window."""
+    context_tokens: int | None = Field(default=None, ge=1)
+    """The most one model call's context may hold; default from the server's context window."""
     protected: list[str] | None = None
     """Globs no step may touch."""
 

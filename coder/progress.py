@@ -44,6 +44,12 @@ class ProgressPrinter:
                 " (your uncommitted changes are not included)" if e.get("user_tree_dirty") else ""
             )
             notes = "".join(f"\n  note: {note}" for note in e.get("notes", []))
+            limits = e.get("limits") or {}
+            if limits.get("token_source", "defaults") != "defaults":
+                notes += (
+                    f"\n  note: model calls hold {limits['context_tokens']:,} tokens of context "
+                    f"and {limits['max_reply_tokens']:,} of reply ({limits['token_source']})"
+                )
             self.model = str(e["model"])
             return (
                 f"[bold]coder[/] {e['mode']} run on {e['branch']} from {e['base_commit'][:10]}{dirty}; "

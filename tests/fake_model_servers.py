@@ -44,7 +44,10 @@ Responder = Callable[[ReceivedRequest], Reply]
 
 class FakeServer:
     """Answers POSTs to `path` with queued replies, then with `respond` (if given), else a 400
-    saying nothing was queued (a 400 is not retried, so a test short of replies fails fast)."""
+    saying nothing was queued (a 400 is not retried, so a test short of replies fails fast).
+
+    `routes` answers other requests, keyed "GET /props" or "POST /api/show"; every request to
+    them is kept in `side_requests`. Anything else is a 404."""
 
     def __init__(
         self,
@@ -54,11 +57,16 @@ class FakeServer:
         api_root: str = "",
         respond: Responder | None = None,
         require_key: str | None = None,
+        routes: Mapping[str, Reply | Mapping[str, Any]] | None = None,
     ) -> None:
         self.path = path
         self.api_root = api_root
         self.respond = respond
         self.require_key = require_key
+        self.routes = {
+            k: r if isinstance(r, Reply) else Reply(dict(r)) for k, r in (routes or {}).items()
+        }
+        self.side_requests: list[ReceivedRequest] = []
         self.requests: list[ReceivedRequest] = []
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
@@ -112,7 +120,13 @@ class FakeServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+                self._answer("GET")
+
+            def do_POST(self) -> None:  # noqa: N802
+                self._answer("POST")
+
+            def _answer(self, method: str) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)
                 try:
@@ -122,7 +136,11 @@ class FakeServer:
                 request = ReceivedRequest(
                     self.path, {k.lower(): v for k, v in self.headers.items()}, body
                 )
-                if self.path.split("?")[0] != server.path:
+                route = f"{method} {self.path.split('?')[0]}"
+                if route in server.routes:
+                    server.side_requests.append(request)
+                    reply = server.routes[route]
+                elif route != f"POST {server.path}":
                     reply = Reply({"error": {"message": f"no route {self.path}"}}, status=404)
                 else:
                     server.requests.append(request)
@@ -258,3 +276,158 @@ def openai_error(status: int, message: str, **reply: Any) -> Reply:
     return Reply(
         {"error": {"message": message, "type": "invalid_request_error"}}, status=status, **reply
     )
+
+
+# A server that behaves the way llama-cpp-python 0.3.36's does (`python -m llama_cpp.server
+# --chat_format chatml-function-calling`), as observed on the wire: it drops the tools unless
+# `tool_choice` is given, refuses a message whose `content` is null with an HTTP 500 carrying
+# FastAPI's validation text, mirrors a single tool call in the legacy `function_call` field
+# (with an empty name), cuts a reply at `max_tokens` (and at what is left of its context
+# window), and refuses a prompt longer than its window with a 400 naming it. Tokens are
+# counted as 4 characters.
+
+
+@dataclass
+class LlamaCppLike:
+    """The responder; `plan` holds what the model "wants" to say each turn:
+    `{"tool": name, "arguments": {...}}` or `{"text": "..."}`. A tool turn requested without
+    `tool_choice` comes back as the text a model writes when it cannot see the tools."""
+
+    plan: list[dict[str, Any]]
+    n_ctx: int = 8192
+    model: str = "gemma-3-270m"
+    turn: int = 0
+    mirror_whole: bool = False
+
+    def __call__(self, request: ReceivedRequest) -> Reply:
+        body = request.body if isinstance(request.body, dict) else {}
+        messages = body.get("messages") or []
+        for index, message in enumerate(messages):
+            if isinstance(message, dict) and message.get("content", "") is None:
+                return Reply(llama_cpp_validation_error(index, message), status=500)
+        prompt = _tokens(json.dumps(messages)) + _tokens(json.dumps(body.get("tools") or []))
+        if prompt >= self.n_ctx:
+            return Reply(_context_exceeded(self.n_ctx, prompt, body.get("max_tokens")), status=400)
+        limit = min(int(body.get("max_tokens") or self.n_ctx), self.n_ctx - prompt)
+        if self.turn >= len(self.plan):
+            return Reply({"error": {"message": "llama-like server: plan exhausted"}}, status=400)
+        wanted = self.plan[self.turn]
+        self.turn += 1
+        sees_tools = bool(body.get("tools")) and body.get("tool_choice") is not None
+        if "tool" in wanted and sees_tools:
+            return Reply(self._tool_call(wanted, prompt))
+        text = wanted.get("text") or f"I would call {wanted.get('tool')} if I had tools."
+        return Reply(self._text(text, prompt, limit))
+
+    def _tool_call(self, wanted: dict[str, Any], prompt: int) -> dict[str, Any]:
+        arguments = json.dumps(wanted.get("arguments") or {})
+        call = {"name": wanted["tool"], "arguments": arguments}
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call__0_{wanted['tool']}_{self.turn}",
+                    "type": "function",
+                    "function": call,
+                }
+            ],
+            # 0.3.36 mirrors the call with an empty name; a fixed server would mirror it whole.
+            "function_call": {**call, "name": call["name"] if self.mirror_whole else ""},
+        }
+        return self._completion(message, "tool_calls", prompt, _tokens(arguments))
+
+    def _text(self, text: str, prompt: int, limit: int) -> dict[str, Any]:
+        finish = "stop"
+        if _tokens(text) > limit:
+            text, finish = text[: limit * 4], "length"
+        message = {"role": "assistant", "content": text}
+        return self._completion(message, finish, prompt, _tokens(text))
+
+    def _completion(
+        self, message: dict[str, Any], finish: str, prompt: int, completion: int
+    ) -> dict[str, Any]:
+        return {
+            "id": f"chatcmpl-{self.turn}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": self.model,
+            "choices": [
+                {"index": 0, "message": message, "logprobs": None, "finish_reason": finish}
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+
+
+def fake_llama_cpp(
+    plan: list[dict[str, Any]], *, n_ctx: int = 8192, mirror_whole: bool = False, **kwargs: Any
+) -> FakeServer:
+    """A llama-cpp-python-like server at `.base_url` (ending in /v1); `.respond` is the
+    `LlamaCppLike` with its plan. It reports no context window (/v1/models has only ids)."""
+    responder = LlamaCppLike(plan, n_ctx=n_ctx, mirror_whole=mirror_whole)
+    models = {
+        "object": "list",
+        "data": [{"id": responder.model, "object": "model", "owned_by": "me", "permissions": []}],
+    }
+    routes = {"GET /v1/models": models, **kwargs.pop("routes", {})}
+    return FakeServer(
+        "/v1/chat/completions", api_root="/v1", respond=responder, routes=routes, **kwargs
+    )
+
+
+def _tokens(text: str) -> int:
+    return -(-len(text) // 4)
+
+
+def llama_cpp_validation_error(index: int, message: dict[str, Any]) -> dict[str, Any]:
+    """FastAPI's text for a message no member of the request's message union accepts, as
+    llama-cpp-python 0.3.36 sends it (HTTP 500) for an assistant turn with a null content."""
+    role = message.get("role")
+    entries = []
+    for kind in ("System", "User", "Assistant", "Tool", "Function"):
+        where = f"('body', 'messages', {index}, 'ChatCompletionRequest{kind}Message'"
+        if kind == "Assistant":
+            entries.append(
+                f"{{'type': 'string_type', 'loc': {where}, 'content'), "
+                "'msg': 'Input should be a valid string', 'input': None}"
+            )
+            continue
+        expected = kind.lower()
+        entries.append(
+            f"{{'type': 'literal_error', 'loc': {where}, 'role'), 'msg': \"Input should be "
+            f"'{expected}'\", 'input': '{role}', 'ctx': {{'expected': \"'{expected}'\"}}}}"
+        )
+        if kind in ("Tool", "Function"):
+            field = "tool_call_id" if kind == "Tool" else "name"
+            entries.append(
+                f"{{'type': 'missing', 'loc': {where}, '{field}'), 'msg': 'Field required', "
+                f"'input': {message!r}}}"
+            )
+    text = "".join(f"  {e}\n" for e in entries)
+    return {
+        "error": {
+            "message": f'{len(entries)} validation errors:\n{text}\n  File "llama_cpp/server/'
+            'app.py", line 376, in create_chat_completion\n    POST /v1/chat/completions',
+            "type": "internal_server_error",
+            "param": None,
+            "code": None,
+        }
+    }
+
+
+def _context_exceeded(n_ctx: int, prompt: int, max_tokens: object) -> dict[str, Any]:
+    completion = int(max_tokens) if isinstance(max_tokens, int) else 0
+    return {
+        "error": {
+            "message": f"This model's maximum context length is {n_ctx} tokens. However, you "
+            f"requested {prompt + completion} tokens ({prompt} in the messages, {completion} in "
+            "the completion). Please reduce the length of the messages or completion.",
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+    }

@@ -11,14 +11,17 @@ from coder.tools.textfile import printable
 from contracts.decisions import Act, Ask, Call, Decision, Final, ParseError, Stop
 
 
-def decode(reply: ModelReply, allowed: tuple[str, ...]) -> Decision:
+def decode(
+    reply: ModelReply, allowed: tuple[str, ...], *, reply_limit: int | None = None
+) -> Decision:
     """The first control call (phase end, ask, stop) decides; calls before it run first.
 
     Tools outside `allowed` stay in the decision as plain calls; the session answers them with
     an observation naming the tools this phase offers, which teaches more than silence.
+    `reply_limit` is the max_tokens the call asked for, to tell a cut-off reply's cause.
     """
     if not reply.tool_calls:
-        return ParseError(_no_call_message(reply, allowed))
+        return ParseError(_no_call_message(reply, allowed, reply_limit))
     before: list[Call] = []
     for tc in reply.tool_calls:
         call = Call(tc.id, tc.name, tc.input)
@@ -35,14 +38,38 @@ def decode(reply: ModelReply, allowed: tuple[str, ...]) -> Decision:
     return Act(before)
 
 
-def _no_call_message(reply: ModelReply, allowed: tuple[str, ...]) -> str:
+def cut_off(reply: ModelReply, reply_limit: int | None) -> str | None:
+    """Why a reply ended early, with its length; None for a reply that ended by itself.
+
+    A reply shorter than the limit it was given stopped because the server's context window
+    was full (llama.cpp shortens max_tokens to what is left of it)."""
+    if reply.stop_reason != "max_tokens":
+        return None
+    length = reply.usage.output_tokens
+    if reply_limit and length and length < reply_limit * 0.9:
+        return f"cut off after {length} tokens: the server's context window was full"
+    limit = reply_limit or length
+    return (
+        f"cut off at the reply limit of {limit} tokens" if limit else "cut off at its length limit"
+    )
+
+
+def _no_call_message(reply: ModelReply, allowed: tuple[str, ...], reply_limit: int | None) -> str:
     problems = "".join(f"\n- {p}" for p in reply.parse_errors)
     forms = "\n".join(f"  {usage_line(name)}" for name in allowed)
-    lead = (
-        "Your reply contained a tool call that could not be read:" + problems
-        if reply.parse_errors
-        else "Your reply contained no tool call."
-    )
+    if why := cut_off(reply, reply_limit):
+        lead = (
+            f"Your reply was {why}, before it made a complete tool call. Call the tool first "
+            "and keep any text short."
+        )
+        if reply.parse_errors:
+            lead += " The unfinished call could not be read:" + problems
+    elif reply.parse_errors:
+        lead = "Your reply contained a tool call that could not be read:" + problems
+    elif not reply.text.strip():
+        lead = "Your reply was empty: no text and no tool call."
+    else:
+        lead = "Your reply contained no tool call."
     return f"{lead}\nEvery reply must call one of these tools:\n{forms}"
 
 

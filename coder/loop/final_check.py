@@ -16,11 +16,12 @@ from pathlib import Path
 from coder.loop.baseline import Baseline
 from coder.loop.testruns import OUTCOME_ENV, TestRun, run_tests
 from contracts.result import FinalCheck
+from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
 from sandbox.gitcli import git
 from summarizers.logs import compact_log
 
-__all__ = ["OUTCOME_ENV", "FullRun", "final_check", "reusable_run", "tree_of"]
+__all__ = ["OUTCOME_ENV", "FullRun", "final_check", "reusable_run", "tree_of", "unchanged_check"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,21 @@ class FullRun:
 
 def tree_of(root: Path, rev: str = "HEAD") -> str:
     return git(["rev-parse", f"{rev}^{{tree}}"], root).decode().strip()
+
+
+def unchanged_check(checkpoints: Checkpoints, base_commit: str) -> FinalCheck | None:
+    """A failed final check for a run that changed no file; None when something changed.
+
+    Tests that pass on an untouched tree prove nothing about the task, and a model that says
+    it is done without changing anything has not done it."""
+    if checkpoints.changes_since(base_commit):
+        return None
+    return FinalCheck(
+        command=None,
+        passed=False,
+        detail="the run changed nothing: no file differs from the base commit, and an empty "
+        "change is never verified",
+    )
 
 
 def reusable_run(root: Path, full: FullRun | None, command: str | None) -> TestRun | None:

@@ -73,7 +73,8 @@ def run_react(rt: Runtime) -> None:
     rt.toolbox.policy = PathPolicy(rt.root, None, rt.protected)
     briefing = prompts.react_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.budget_left())
     rt.session.run_phase(Phase("react", REACT_TOOLS, briefing, lambda tool, args: None))
-    rt.checkpoints.commit("coder: react run")
+    if rt.checkpoints.changes_since("HEAD"):
+        rt.checkpoints.commit("coder: react run")
 
 
 MODES: dict[str, Callable[[Runtime], None]] = {

@@ -23,7 +23,7 @@ from coder.config import (
 )
 from coder.loop.apply import apply_run, take_hint
 from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
-from coder.loop.final_check import final_check, reusable_run
+from coder.loop.final_check import final_check, reusable_run, unchanged_check
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
@@ -31,9 +31,10 @@ from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
 from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
-from coder.models.base import Model
+from coder.loop.windows import token_limits
+from coder.models.base import Model, ReportsWindow
 from coder.models.registry import ConfigError as ModelConfigError
-from coder.models.registry import default_model_spec, make_model
+from coder.models.registry import default_model_spec, hosted_api_note, make_model
 from coder.tools.textfile import printable
 from coder.tools.toolbox import ToolBox
 from contracts.result import FinalCheck, PullRequestRecord, RunResult
@@ -72,6 +73,9 @@ class RunOptions:
     warn: Callable[[str], None] | None = None
     run_id: str | None = None
     context_tokens: int | None = None
+    """The most one model call's context may hold (default: from the server's window)."""
+    max_reply_tokens: int | None = None
+    """The longest reply one model call may write (default: from the server's window)."""
     keep_recent_turns: int | None = None
     always_protected: list[str] = field(default_factory=list)
     """Globs protected whatever the repository's config says (the PR bot protects .github/**)."""
@@ -105,7 +109,7 @@ def run_task(options: RunOptions) -> RunOutcome:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     model_spec, model = _model(options, config.model if config else None)
-    limits = _limits(options, config)
+    limits = _limits(options, config, model)
     run_id = options.run_id or new_run_id()
     run_dir = (options.out_dir or repo / ".coder" / "runs" / run_id).resolve()
     fresh = _first_missing(run_dir)
@@ -142,6 +146,8 @@ def run_task(options: RunOptions) -> RunOutcome:
             _discard(run_dir, fresh)
             workspace.delete_branch()
             raise UsageError(str(exc)) from None
+    if rt.state.replies == 0:
+        _drop_branch(workspace, result, run_dir)
     return RunOutcome(result, run_dir, _take(workspace.repo, result, run_dir, options.apply))
 
 
@@ -264,7 +270,7 @@ def _drive(rt: Runtime, workspace: Workspace, model_spec: str, options: RunOptio
 
 def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
     reuse = reusable_run(rt.root, rt.state.full_run, rt.test_cmd)
-    final = _timed(
+    final = unchanged_check(rt.checkpoints, rt.base_commit) or _timed(
         rt, lambda: final_check(rt.sandbox, rt.root, base, rt.limits.cmd_timeout_s, reuse)
     )
     rt.trace.emit(
@@ -313,6 +319,8 @@ def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:
         model = make_model(spec, base_url=options.base_url)
     except (ModelConfigError, ConfigError) as exc:
         raise UsageError(str(exc)) from None
+    if options.warn and (note := hosted_api_note(model, options.base_url, os.environ)):
+        options.warn(note)
     if options.record:
         from coder.models.recording import RecordingModel
 
@@ -320,7 +328,7 @@ def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:
     return spec, model
 
 
-def _limits(options: RunOptions, config: Any) -> Limits:
+def _limits(options: RunOptions, config: Any, model: Model) -> Limits:
     base = Limits()
 
     def pick(flag: Any, key: str, default: Any) -> Any:
@@ -329,15 +337,35 @@ def _limits(options: RunOptions, config: Any) -> Limits:
         value = getattr(config, key, None) if config else None
         return value if value is not None else default
 
+    reply = pick(options.max_reply_tokens, "max_reply_tokens", None)
+    context = pick(options.context_tokens, "context_tokens", None)
+    window = None
+    if (reply is None or context is None) and isinstance(model, ReportsWindow):
+        window = model.context_window()
+    tokens = token_limits(window, reply=reply, context=context)
+    if window and options.warn and tokens.reply + tokens.context > window.tokens:
+        options.warn(
+            f"a {tokens.context}-token context plus a {tokens.reply}-token reply exceed the "
+            f"{window.tokens}-token window ({window.source}); the server may refuse requests"
+        )
     return Limits(
         max_turns=pick(options.max_turns, "max_turns", base.max_turns),
         max_revisions=pick(options.max_revisions, "max_revisions", base.max_revisions),
         timeout_s=options.timeout_s or base.timeout_s,
         cmd_timeout_s=pick(options.cmd_timeout_s, "cmd_timeout", base.cmd_timeout_s),
         max_tokens=options.max_tokens or base.max_tokens,
-        context_tokens=options.context_tokens or base.context_tokens,
+        context_tokens=tokens.context,
+        max_reply_tokens=tokens.reply,
+        token_source=tokens.source,
         keep_recent_turns=options.keep_recent_turns or base.keep_recent_turns,
     )
+
+
+def _drop_branch(workspace: Workspace, result: RunResult, run_dir: Path) -> None:
+    """A run that never got a reply from the model did nothing: leave no branch behind."""
+    workspace.delete_branch()
+    result.message += f" (branch {result.branch} removed: the model was never reached)"
+    save_result(run_dir, result)
 
 
 def _completed_message(rt: Runtime) -> str:

@@ -38,6 +38,10 @@ class Limits:
     no_progress_turns: int = 8
     context_tokens: int = 24_000
     """The most any one model call's context may hold; stale outputs are masked to fit."""
+    max_reply_tokens: int = 4096
+    """The longest reply a model call may write (the request's max_tokens)."""
+    token_source: str = "defaults"
+    """Where the two limits above came from (flags, config, the server's window, defaults)."""
     keep_recent_turns: int = 3
     """Turns whose tool outputs stay whole; older ones are masked to one line."""
 
@@ -48,10 +52,17 @@ def command_timeout(limits: Limits, state: RunState) -> float:
     return max(1.0, min(limits.cmd_timeout_s, left))
 
 
+def model_timeout(limits: Limits, state: RunState) -> float:
+    """A model call may wait only what is left of the run (the provider bounds it further)."""
+    return max(1.0, limits.timeout_s - state.elapsed())
+
+
 @dataclass
 class RunState:
     started: float = field(default_factory=time.monotonic)
     turns: int = 0
+    replies: int = 0
+    """Model calls that came back with a reply: 0 means the model was never reached."""
     input_tokens: int = 0
     output_tokens: int = 0
     model_s: float = 0.0

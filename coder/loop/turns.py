@@ -13,10 +13,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from coder.loop.context import Conversation, ResultEntry, Turn, fit, mask_line
-from coder.loop.decode import decode, printable_reply
-from coder.loop.state import Limits, RunState, RunStop, command_timeout
+from coder.loop.decode import cut_off, decode, printable_reply
+from coder.loop.state import Limits, RunState, RunStop, command_timeout, model_timeout
 from coder.loop.trace import TraceWriter
+from coder.loop.windows import TokenLimits, shrink_to
 from coder.models.base import (
+    ContextOverflow,
     Message,
     Model,
     ModelError,
@@ -76,7 +78,7 @@ class Session:
         parse_errors = 0
         while True:
             reply = self._call_model(conversation, phase)
-            decision = decode(reply, phase.tools)
+            decision = decode(reply, phase.tools, reply_limit=self.limits.max_reply_tokens)
             self.trace.emit(
                 "decision", phase=phase.name, decision=decision.kind, text=reply.text[:2000]
             )
@@ -117,7 +119,11 @@ class Session:
         """A reply with no usable call: tell the model the exact form, within a bounded budget."""
         self._idle(progress=False)
         if in_a_row >= self.limits.max_parse_errors:
-            raise RunStop("model_error", f"{in_a_row} replies in a row had no usable tool call")
+            why = cut_off(reply, self.limits.max_reply_tokens)
+            last = f" (the last was {why}; see --max-reply-tokens, --context-tokens)" if why else ""
+            raise RunStop(
+                "model_error", f"{in_a_row} replies in a row had no usable tool call{last}"
+            )
         self.trace.emit(
             "observation",
             tool=None,
@@ -126,8 +132,9 @@ class Session:
             raw_chars=len(reply.text),
             summarized_chars=len(error.message),
         )
-        said = Message("assistant", (TextPart(reply.text or "(empty reply)"),))
-        conversation.add(Turn(said, note=error.message))
+        # An empty reply stays empty: words put in the model's mouth are words it repeats.
+        said = (TextPart(reply.text),) if reply.text.strip() else ()
+        conversation.add(Turn(Message("assistant", said), note=error.message))
 
     def _call_model(self, conversation: Conversation, phase: Phase) -> ModelReply:
         state, limits = self.state, self.limits
@@ -137,21 +144,10 @@ class Session:
             raise RunStop("timeout", f"the run passed its {limits.timeout_s:.0f}s timeout")
         if state.input_tokens + state.output_tokens >= limits.max_tokens:
             raise RunStop("token_budget", f"the token budget of {limits.max_tokens} is spent")
-        specs = tool_specs(phase.tools)
-        messages, size = fit(
-            conversation,
-            self.system,
-            specs,
-            limits.context_tokens,
-            keep_recent=limits.keep_recent_turns,
-        )
         state.turns += 1
         started = time.monotonic()
-        try:
-            reply = self.model.complete(system=self.system, messages=messages, tools=specs)
-        except ModelError as exc:
-            self.trace.emit("model_call", phase=phase.name, error=exc.kind, message=exc.message)
-            raise RunStop("model_error", f"model error ({exc.kind}): {exc.message}") from None
+        reply, size = self._send(conversation, phase)
+        state.replies += 1
         state.model_s += reply.latency_s or (time.monotonic() - started)
         state.input_tokens += reply.usage.input_tokens
         state.output_tokens += reply.usage.output_tokens
@@ -168,6 +164,77 @@ class Session:
             stop_reason=reply.stop_reason,
         )
         return printable_reply(reply)
+
+    def _send(self, conversation: Conversation, phase: Phase) -> tuple[ModelReply, int]:
+        """One model call within the limits; a refusal that names the server's window refits
+        the limits and asks again, until they fit it."""
+        specs = tool_specs(phase.tools)
+        while True:
+            messages, size = fit(
+                conversation,
+                self.system,
+                specs,
+                self.limits.context_tokens,
+                keep_recent=self.limits.keep_recent_turns,
+            )
+            try:
+                reply = self.model.complete(
+                    system=self.system,
+                    messages=messages,
+                    tools=specs,
+                    max_tokens=self.limits.max_reply_tokens,
+                    timeout_s=model_timeout(self.limits, self.state),
+                )
+                return reply, size
+            except ContextOverflow as exc:
+                refit = self._shrink_context(exc, size)
+                self.trace.emit(
+                    "model_call",
+                    phase=phase.name,
+                    error=exc.kind,
+                    message=exc.message,
+                    window=exc.window,
+                    retry_with=refit,
+                )
+                if refit is None:
+                    raise self._model_stop(exc, size) from None
+            except ModelError as exc:
+                self.trace.emit("model_call", phase=phase.name, error=exc.kind, message=exc.message)
+                raise self._model_stop(exc, size) from None
+
+    def _shrink_context(self, refusal: ContextOverflow, size: int) -> dict[str, int] | None:
+        """Fit the limits to the window a server named when it refused a request of `size`
+        estimated tokens; None if they fit it already (asking again cannot help)."""
+        limits = self.limits
+        current = TokenLimits(limits.max_reply_tokens, limits.context_tokens, limits.token_source)
+        smaller = shrink_to(
+            refusal.window, current, prompt_tokens=refusal.prompt_tokens, estimated=size
+        )
+        if smaller is None:
+            return None
+        self.limits = replace(
+            limits,
+            max_reply_tokens=smaller.reply,
+            context_tokens=smaller.context,
+            token_source=smaller.source,
+        )
+        return {"max_reply_tokens": smaller.reply, "context_tokens": smaller.context}
+
+    def _model_stop(self, exc: ModelError, size: int) -> RunStop:
+        if exc.kind == "timeout" and self.state.elapsed() >= self.limits.timeout_s - 1.0:
+            return RunStop(
+                "timeout",
+                f"the run passed its {self.limits.timeout_s:.0f}s timeout waiting for the model",
+            )
+        if isinstance(exc, ContextOverflow):
+            return RunStop(
+                "model_error",
+                f"the request does not fit the server's {exc.window}-token context window "
+                f"(about {size} tokens of context and {self.limits.max_reply_tokens} for the "
+                "reply); give the server a larger context or lower --context-tokens and "
+                f"--max-reply-tokens: {exc.message}",
+            )
+        return RunStop("model_error", f"model error ({exc.kind}): {exc.message}")
 
     def _act(self, call: Call, turn: Turn, phase: Phase) -> bool:
         """Run one tool call; True when it produced information not seen before."""

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from coder.models.base import (
+    ContextWindow,
     Message,
     ModelReply,
     Part,
@@ -23,6 +24,7 @@ from coder.models.base import (
     Usage,
 )
 from coder.models.transport import (
+    HOSTED_RETRY_STATUSES,
     Endpoint,
     RetryPolicy,
     SdkErrors,
@@ -32,6 +34,8 @@ from coder.models.transport import (
 )
 
 DEFAULT_TIMEOUT_S = 300.0
+CONTEXT_WINDOW = ContextWindow(200_000, "the Anthropic model's context window")
+"""Every current Claude model's standard window; the API does not report it."""
 _CACHE: dict[str, str] = {"type": "ephemeral"}
 
 
@@ -156,12 +160,16 @@ class AnthropicModel:
             key_env="ANTHROPIC_API_KEY",
             secret=api_key,
             timeout_s=timeout_s,
+            retry_statuses=HOSTED_RETRY_STATUSES,
         )
         self._sdk = SdkErrors(
             status=anthropic.APIStatusError,
             timeout=anthropic.APITimeoutError,
             connection=anthropic.APIConnectionError,
         )
+
+    def context_window(self) -> ContextWindow:
+        return CONTEXT_WINDOW
 
     def complete(
         self,
@@ -170,6 +178,7 @@ class AnthropicModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         max_tokens: int = 4096,
+        timeout_s: float | None = None,
     ) -> ModelReply:
         request: dict[str, Any] = {
             "model": self.model_id,
@@ -182,10 +191,13 @@ class AnthropicModel:
             request["tools"] = anthropic_tools(tools)
         started = time.monotonic()
         body = json_with_retries(
-            lambda: self._client.messages.with_raw_response.create(**request),
+            lambda timeout: self._client.messages.with_raw_response.create(
+                **request, timeout=timeout
+            ),
             policy=self._retry,
             endpoint=self._endpoint,
             sdk=self._sdk,
+            budget_s=timeout_s,
         )
         return read_reply(
             lambda: reply_from_anthropic(body, time.monotonic() - started), self._endpoint

@@ -8,10 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 ModelErrorKind = Literal[
-    "auth", "rate_limited", "overloaded", "bad_request", "timeout", "connection", "exhausted"
+    "auth",
+    "rate_limited",
+    "overloaded",
+    "server_error",
+    "bad_request",
+    "timeout",
+    "connection",
+    "exhausted",
 ]
 
 
@@ -22,6 +29,19 @@ class ModelError(Exception):
         super().__init__(f"{kind}: {message}")
         self.kind: ModelErrorKind = kind
         self.message = message
+
+
+class ContextOverflow(ModelError):
+    """The server refused a request too big for its context window, and said how big that is.
+
+    The loop can shrink its context to `window` and ask again instead of giving up.
+    """
+
+    def __init__(self, message: str, *, window: int, prompt_tokens: int | None = None) -> None:
+        super().__init__("bad_request", message)
+        self.window = window
+        self.prompt_tokens = prompt_tokens
+        """The prompt's size in the server's own tokens, when the refusal says it."""
 
 
 class ConfigError(Exception):
@@ -108,6 +128,15 @@ class ModelReply:
     """Tool calls the provider saw in the reply but could not repair; shown to the model."""
 
 
+@dataclass(frozen=True)
+class ContextWindow:
+    """How many tokens one request (prompt and reply together) may hold, and who said so."""
+
+    tokens: int
+    source: str
+    """Where the number was read, for the trace and for messages (e.g. "llama.cpp /props n_ctx")."""
+
+
 class Model(Protocol):
     name: str
 
@@ -118,4 +147,15 @@ class Model(Protocol):
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         max_tokens: int = 4096,
-    ) -> ModelReply: ...
+        timeout_s: float | None = None,
+    ) -> ModelReply:
+        """One model turn. `timeout_s` bounds the whole call, retries included (None: the
+        provider's own limit), so a run's wall clock holds while it waits for a reply."""
+        ...
+
+
+@runtime_checkable
+class ReportsWindow(Protocol):
+    """A model that can tell its context window: a server that reports it, a known model."""
+
+    def context_window(self) -> ContextWindow | None: ...

@@ -2,7 +2,8 @@
 
 Written for local servers (vLLM, llama.cpp, Ollama) as much as for OpenAI: the reply is read as
 plain JSON rather than through the SDK's types, so malformed tool calls reach `repair` intact,
-and the request keeps to the oldest common subset (`max_tokens`, strict role alternation).
+and the request keeps to the oldest common subset (`max_tokens`, strict role alternation, a
+string `content` in every message, an explicit `tool_choice`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from coder.models.base import (
+    ContextWindow,
     Message,
     ModelReply,
     TextPart,
@@ -23,8 +25,11 @@ from coder.models.base import (
     ToolSpec,
     Usage,
 )
+from coder.models.discovery import discover_window
 from coder.models.repair import RepairError, call_from_object, calls_in_text, strip_reasoning
 from coder.models.transport import (
+    HOSTED_RETRY_STATUSES,
+    TRANSIENT_STATUSES,
     Endpoint,
     RetryPolicy,
     SdkErrors,
@@ -34,6 +39,8 @@ from coder.models.transport import (
 )
 
 DEFAULT_TIMEOUT_S = 300.0
+LOCAL_TIMEOUT_S = 1800.0
+"""A local server on a busy CPU can take minutes for one reply; the run's --timeout bounds it."""
 NO_KEY = "not-needed"
 _STOP_REASONS = {
     "tool_calls": "tool_use",
@@ -98,7 +105,8 @@ def _append(out: list[dict[str, Any]], role: str, text: str, calls: list[dict[st
         return
     if not text and not calls:
         return
-    entry: dict[str, Any] = {"role": role, "content": text or None}
+    # Not None: llama-cpp-python refuses a null content with an HTTP 500, and "" means the same.
+    entry: dict[str, Any] = {"role": role, "content": text}
     if calls:
         entry["tool_calls"] = calls
     out.append(entry)
@@ -126,7 +134,8 @@ def reply_from_openai(
     message = choice.get("message") or {}
     text = strip_reasoning(_content_text(message.get("content")))
     raw_calls = list(message.get("tool_calls") or [])
-    if isinstance(message.get("function_call"), Mapping):
+    if not raw_calls and isinstance(message.get("function_call"), Mapping):
+        # The legacy field; servers that fill both mirror the first tool call in it.
         raw_calls.append({"function": message["function_call"]})
     calls: list[ToolCall] = []
     errors: list[str] = []
@@ -174,23 +183,31 @@ class OpenAIModel:
         *,
         api_key: str,
         base_url: str | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
+        timeout_s: float | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
         import openai
 
+        if timeout_s is None:
+            timeout_s = LOCAL_TIMEOUT_S if base_url else DEFAULT_TIMEOUT_S
         self.name = f"openai:{model_id}"
         self.model_id = model_id
         self._client = openai.OpenAI(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
         )
         self._retry = retry or RetryPolicy()
+        self.base_url = public_url(str(self._client.base_url)).rstrip("/")
+        self._api_key = api_key
         self._endpoint = Endpoint(
-            label=f"OpenAI-compatible server at {public_url(str(self._client.base_url))}",
+            label=f"OpenAI-compatible server at {self.base_url}",
             key_env="OPENAI_API_KEY",
             secret="" if api_key == NO_KEY else api_key,
             timeout_s=timeout_s,
+            not_found_hint=_v1_hint(self.base_url),
+            retry_statuses=TRANSIENT_STATUSES if base_url else HOSTED_RETRY_STATUSES,
         )
+        self._probe = base_url is not None
+        self._window: ContextWindow | None = None
         self._sdk = SdkErrors(
             status=openai.APIStatusError,
             timeout=openai.APITimeoutError,
@@ -201,6 +218,15 @@ class OpenAIModel:
     def _new_id(self) -> str:
         return f"call_local_{next(self._ids)}"
 
+    def context_window(self) -> ContextWindow | None:
+        """What the server says its context window is; asked once, never fatal. The hosted API
+        (no base URL given) reports none, so it is not asked."""
+        if self._probe:
+            self._probe = False
+            key = "" if self._api_key == NO_KEY else self._api_key
+            self._window = discover_window(str(self._client.base_url), self.model_id, key)
+        return self._window
+
     def complete(
         self,
         *,
@@ -208,6 +234,7 @@ class OpenAIModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         max_tokens: int = 4096,
+        timeout_s: float | None = None,
     ) -> ModelReply:
         request: dict[str, Any] = {
             "model": self.model_id,
@@ -216,14 +243,26 @@ class OpenAIModel:
         }
         if tools:
             request["tools"] = openai_tools(tools)
+            # OpenAI's own default, but llama-cpp-python drops the tools without it.
+            request["tool_choice"] = "auto"
         started = time.monotonic()
         body = json_with_retries(
-            lambda: self._client.chat.completions.with_raw_response.create(**request),
+            lambda timeout: self._client.chat.completions.with_raw_response.create(
+                **request, timeout=timeout
+            ),
             policy=self._retry,
             endpoint=self._endpoint,
             sdk=self._sdk,
+            budget_s=timeout_s,
         )
         return read_reply(
             lambda: reply_from_openai(body, tools, self._new_id, time.monotonic() - started),
             self._endpoint,
         )
+
+
+def _v1_hint(base_url: str) -> str:
+    """OpenAI-compatible servers (vLLM, llama.cpp, Ollama) serve the API under /v1."""
+    if base_url.endswith("/v1"):
+        return ""
+    return f"did you mean {base_url}/v1? (OpenAI-compatible servers serve the API under /v1)"

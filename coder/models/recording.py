@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 
-from coder.models.base import Message, Model, ModelReply, ToolSpec
+from coder.models.base import ContextWindow, Message, Model, ModelReply, ReportsWindow, ToolSpec
 
 
 def turn_from_reply(reply: ModelReply) -> dict[str, Any]:
@@ -57,6 +57,9 @@ class RecordingModel:
         self.path = path
         self.turns: list[dict[str, Any]] = []
 
+    def context_window(self) -> ContextWindow | None:
+        return self.inner.context_window() if isinstance(self.inner, ReportsWindow) else None
+
     def complete(
         self,
         *,
@@ -64,9 +67,14 @@ class RecordingModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         max_tokens: int = 4096,
+        timeout_s: float | None = None,
     ) -> ModelReply:
         reply = self.inner.complete(
-            system=system, messages=messages, tools=tools, max_tokens=max_tokens
+            system=system,
+            messages=messages,
+            tools=tools,
+            max_tokens=max_tokens,
+            timeout_s=timeout_s,
         )
         self.turns.append(turn_from_reply(reply))
         write_script(self.path, self.turns)

@@ -16,6 +16,7 @@ __all__ = [
     "PROVIDERS",
     "ConfigError",
     "default_model_spec",
+    "hosted_api_note",
     "make_model",
 ]
 
@@ -82,4 +83,17 @@ def default_model_spec(env: Mapping[str, str]) -> str:
     raise ConfigError(
         "no model: set ANTHROPIC_API_KEY or pass --model "
         "(anthropic:<id>, openai:<id> with --base-url, or script:<file>)"
+    )
+
+
+def hosted_api_note(model: Model, base_url: str | None, env: Mapping[str, str]) -> str | None:
+    """What to tell the person when an `openai:` model goes to the hosted API: a key alone sends
+    it there, though the person may have meant a local server."""
+    from coder.models.openai_model import OpenAIModel
+
+    if not isinstance(model, OpenAIModel) or base_url or env.get("OPENAI_BASE_URL"):
+        return None
+    return (
+        f"{model.name} targets the hosted API at {model.base_url} (OPENAI_API_KEY is set and "
+        "no --base-url or OPENAI_BASE_URL names a local server)"
     )

@@ -97,6 +97,7 @@ class ScriptedModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         max_tokens: int = 4096,
+        timeout_s: float | None = None,
     ) -> ModelReply:
         if self.position >= len(self.turns):
             raise ModelError(

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import time
 
 import pytest
 from calcrepo import FIX_ADD, FIX_STEP, make_calc_repo, plan, step
-from clirun import coder, run_args, start_coder
+from clirun import coder, coder_argv, coder_env, run_args, start_coder
 from gitrepo import snapshot, write_script
 
 
@@ -201,6 +202,39 @@ def test_markup_in_model_text_prints_as_written(tmp_path):
     assert "blocked [/] on list[int]" in proc.stdout
     show = coder("show", str(tmp_path / "o"))
     assert show.returncode == 0 and "blocked [/] on list[int]" in show.stdout
+
+
+def test_output_is_not_wrapped_at_80_columns_without_a_terminal(tmp_path):
+    env = {k: v for k, v in coder_env().items() if k not in ("COLUMNS", "TERMINAL_WIDTH")}
+    helped = subprocess.run(
+        coder_argv("run", "--help"), capture_output=True, text=True, env=env, timeout=60
+    )
+    assert helped.returncode == 0
+    line = next(x for x in helped.stdout.splitlines() if "--max-reply-tokens" in x)
+    assert "Longest reply per model call (default: from the server)." in line
+    repo = make_calc_repo(tmp_path)
+    script = write_script(tmp_path / ("a-long-directory-name-" * 3 + ".json"), [plan(FIX_STEP)])
+    proc = coder(
+        "run",
+        "--task",
+        "fix add",
+        "--repo",
+        str(repo),
+        "--model",
+        f"script:{script}",
+        "--max-reply-tokens",
+        "300",
+        "--context-tokens",
+        "5000",
+    )
+    assert proc.returncode == 1, proc.stderr
+    started = next(x for x in proc.stdout.splitlines() if x.startswith("coder contract run on"))
+    assert len(started) > 80 and started.endswith("tests `python -m pytest -q`")
+    assert (
+        "model calls hold 5,000 tokens of context and 300 of reply (flags or config)" in proc.stdout
+    )
+    finished = next(x for x in proc.stdout.splitlines() if x.startswith("failed (model_error)"))
+    assert re.search(r"all 1 were used · [\d,]+ tokens · [\d.]+s$", finished)
 
 
 def test_a_test_command_that_cannot_run_exits_2_with_one_line(tmp_path):

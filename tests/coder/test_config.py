@@ -13,6 +13,15 @@ def test_pyproject_section_is_read(tmp_path):
     assert config.test_cmd == "pytest -x" and config.max_turns == 9
 
 
+def test_token_limits_are_config_keys(tmp_path):
+    (tmp_path / ".coder.toml").write_text("max_reply_tokens = 512\ncontext_tokens = 6000\n")
+    config = load_repo_config(tmp_path)
+    assert (config.max_reply_tokens, config.context_tokens) == (512, 6000)
+    (tmp_path / ".coder.toml").write_text("context_tokens = 0\n")
+    with pytest.raises(ConfigError, match="context_tokens"):
+        load_repo_config(tmp_path)
+
+
 def test_dotfile_wins_and_unknown_keys_are_named(tmp_path):
     (tmp_path / ".coder.toml").write_text("max_turn = 3\nsandboxx = 'none'\n")
     with pytest.raises(ConfigError, match="max_turn, sandboxx"):

@@ -8,7 +8,7 @@ import pytest
 from calcrepo import FIX_STEP, FIX_TURNS, plan, step
 from gitrepo import git, snapshot
 
-from coder.loop.apply import ApplyInputError, apply_run_dir, load_result
+from coder.loop.apply import ApplyInputError, apply_run, apply_run_dir, load_result
 from coder.loop.runner import RunOptions, RunOutcome, run_task
 
 
@@ -106,8 +106,12 @@ def test_unverified_and_empty_runs_are_not_applied(calc_repo, script):
         ),
         apply=True,
     )
-    assert empty.result.status == "verified" and not empty.result.applied
-    assert empty.take == "not applied: the run verified but changed nothing"
+    assert empty.result.stop_reason == "final_check_failed" and not empty.result.applied
+    assert empty.take is not None and "did not verify (final_check_failed)" in empty.take
+    claimed = empty.result.model_copy(update={"status": "verified"})
+    assert apply_run(calc_repo, claimed, empty.run_dir).line == (
+        "not applied: the run verified but changed nothing"
+    )
     assert "return a - b" in (calc_repo / "calc.py").read_text()
 
 

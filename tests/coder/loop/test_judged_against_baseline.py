@@ -70,7 +70,8 @@ def test_a_test_red_at_the_base_that_now_fails_differently_counts(tmp_path, scri
             {"tool": "edit_file", "input": wrong},
             FINISH,
             plan(s),
-            {"tool": "edit_file", "input": {**FIX_ADD, "old_text": "return (a, b)"}},
+            # The rollback restored `return a - b`, so the retry edits that, and changes something.
+            {"tool": "edit_file", "input": FIX_ADD},
             FINISH,
         ),
     )

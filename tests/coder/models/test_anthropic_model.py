@@ -194,6 +194,23 @@ def test_bad_request_is_not_retried_and_carries_the_server_reason() -> None:
     assert len(server.requests) == 1
 
 
+def test_a_call_budget_shortens_the_client_timeout() -> None:
+    with fake_anthropic([Reply(anthropic_message(text="late"), delay_s=5.0)]) as server:
+        started = time.monotonic()
+        with pytest.raises(ModelError) as err:
+            _model(server.base_url, timeout_s=60.0).complete(
+                system="s", messages=[Message.user("hi")], tools=[], timeout_s=0.4
+            )
+        elapsed = time.monotonic() - started
+    assert err.value.kind == "timeout" and "within 0.4 s" in err.value.message
+    assert elapsed < 4.0
+
+
+def test_the_context_window_is_the_models_documented_one() -> None:
+    window = AnthropicModel("claude-test", api_key="k").context_window()
+    assert window.tokens == 200_000
+
+
 def test_slow_server_times_out_with_a_short_client_timeout() -> None:
     with fake_anthropic([Reply(anthropic_message(text="late"), delay_s=3.0)]) as server:
         started = time.monotonic()

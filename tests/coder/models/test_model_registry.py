@@ -78,3 +78,20 @@ def test_default_model_spec() -> None:
     with pytest.raises(ConfigError) as err:
         default_model_spec({"OPENAI_API_KEY": "k"})
     assert "set ANTHROPIC_API_KEY or pass --model" in str(err.value)
+
+
+def test_an_openai_model_without_a_base_url_says_it_targets_the_hosted_api(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from coder.models.registry import hosted_api_note
+    from coder.models.scripted import ScriptedModel
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-hosted-test")
+    hosted = make_model("openai:gpt-4o-mini")
+    note = hosted_api_note(hosted, None, {})
+    assert note is not None and "https://api.openai.com/v1" in note and "--base-url" in note
+    assert "sk-hosted-test" not in note
+    local = make_model("openai:qwen", base_url="http://127.0.0.1:8080/v1")
+    assert hosted_api_note(local, "http://127.0.0.1:8080/v1", {}) is None
+    assert hosted_api_note(hosted, None, {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}) is None
+    assert hosted_api_note(ScriptedModel([]), None, {}) is None

@@ -2,11 +2,21 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 import pytest
-from fake_model_servers import Reply, fake_openai, openai_completion, openai_error, openai_tool_call
+from fake_model_servers import (
+    Reply,
+    fake_llama_cpp,
+    fake_openai,
+    llama_cpp_validation_error,
+    openai_completion,
+    openai_error,
+    openai_tool_call,
+)
 
 from coder.models.base import (
+    ContextOverflow,
     Message,
     ModelError,
     ModelReply,
@@ -138,12 +148,12 @@ def test_tool_results_are_paired_with_their_calls() -> None:
     }
 
 
-def test_assistant_with_only_calls_has_null_content() -> None:
+def test_assistant_with_only_calls_has_empty_string_content() -> None:
     wire = to_openai_messages("", [Message("assistant", (ToolCallPart("c1", "list_files", {}),))])
     assert wire == [
         {
             "role": "assistant",
-            "content": None,
+            "content": "",
             "tool_calls": [
                 {
                     "id": "c1",
@@ -153,6 +163,126 @@ def test_assistant_with_only_calls_has_null_content() -> None:
             ],
         }
     ]
+
+
+# Against a server that behaves like llama-cpp-python 0.3.36 (see fake_model_servers).
+
+
+def test_tools_are_offered_with_tool_choice_auto_so_a_local_server_sees_them() -> None:
+    plan = [{"tool": "read_file", "arguments": {"path": "calc.py"}}]
+    with fake_llama_cpp(plan) as server:
+        reply = _ask(_model(server.base_url))
+    assert [(c.name, c.input) for c in reply.tool_calls] == [("read_file", {"path": "calc.py"})]
+    assert server.requests[0].body["tool_choice"] == "auto"
+
+
+def test_no_tool_choice_without_tools() -> None:
+    with fake_openai([openai_completion(content="hi")]) as server:
+        _model(server.base_url).complete(system="", messages=[Message.user("hi")], tools=[])
+    assert "tool_choice" not in server.requests[0].body and "tools" not in server.requests[0].body
+
+
+def test_the_turn_after_a_tool_call_is_accepted_by_a_server_that_refuses_null_content() -> None:
+    plan = [
+        {"tool": "read_file", "arguments": {"path": "calc.py"}},
+        {"tool": "list_files", "arguments": {}},
+    ]
+    with fake_llama_cpp(plan) as server:
+        model = _model(server.base_url)
+        first = _ask(model)
+        history = [
+            Message.user("fix add"),
+            Message(
+                "assistant", tuple(ToolCallPart(c.id, c.name, c.input) for c in first.tool_calls)
+            ),
+            Message("user", (ToolResultPart(first.tool_calls[0].id, "def add(a, b): ..."),)),
+        ]
+        second = _ask(model, history)
+    assert [c.name for c in second.tool_calls] == ["list_files"]
+    sent = server.requests[1].body["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool"]
+    assert all(isinstance(m["content"], str) for m in sent)
+
+
+def test_a_server_failing_on_the_request_is_not_retried_and_its_reason_is_kept() -> None:
+    history = [Message.user("x")]
+    with fake_llama_cpp([{"text": "unused"}]) as server:
+        model = _model(server.base_url)
+        # What older coder sent: a tool-call turn with a null content.
+        server.push(
+            Reply(
+                llama_cpp_validation_error(2, {"role": "assistant", "content": None}),
+                status=500,
+            )
+        )
+        with pytest.raises(ModelError) as err:
+            _ask(model, history)
+    assert len(server.requests) == 1
+    assert err.value.kind == "server_error"
+    assert (
+        "messages.2.ChatCompletionRequestAssistantMessage.content: Input should be a valid string"
+        in err.value.message
+    )
+
+
+@pytest.mark.parametrize("mirror_whole", [False, True], ids=["blank-name", "whole"])
+def test_a_call_mirrored_in_function_call_runs_once(mirror_whole: bool) -> None:
+    plan = [{"tool": "edit_file", "arguments": {"path": "a.py", "old_text": "-", "new_text": "+"}}]
+    with fake_llama_cpp(plan, mirror_whole=mirror_whole) as server:
+        reply = _ask(_model(server.base_url))
+    assert len(reply.tool_calls) == 1 and reply.parse_errors == []
+    assert reply.tool_calls[0].input == {"path": "a.py", "old_text": "-", "new_text": "+"}
+
+
+def test_legacy_function_call_alone_is_still_read() -> None:
+    completion = openai_completion(content=None)
+    completion["choices"][0]["message"]["function_call"] = {
+        "name": "read_file",
+        "arguments": '{"path": "a.py"}',
+    }
+    reply = _reply_to(completion)
+    assert [(c.name, c.input) for c in reply.tool_calls] == [("read_file", {"path": "a.py"})]
+
+
+def test_a_reply_cut_at_max_tokens_says_so_with_its_length() -> None:
+    with fake_llama_cpp([{"text": "Let me think about this. " * 200}]) as server:
+        reply = _ask(_model(server.base_url))  # max_tokens=256
+    assert server.requests[0].body["max_tokens"] == 256
+    assert reply.stop_reason == "max_tokens" and reply.usage.output_tokens == 256
+    assert reply.tool_calls == []
+
+
+def test_a_prompt_past_the_window_is_a_context_overflow_naming_it() -> None:
+    with fake_llama_cpp([{"text": "unused"}], n_ctx=64) as server:
+        with pytest.raises(ContextOverflow) as err:
+            _ask(_model(server.base_url), [Message.user("x" * 400)])
+    assert err.value.window == 64 and err.value.kind == "bad_request"
+    assert "maximum context length is 64 tokens" in err.value.message
+
+
+def test_a_base_url_without_v1_gets_a_hint_on_404() -> None:
+    with fake_openai([openai_completion(content="ok")]) as server:
+        root = server.base_url.removesuffix("/v1")
+        with pytest.raises(ModelError) as err:
+            _ask(_model(root))
+    assert err.value.kind == "bad_request" and "HTTP 404" in err.value.message
+    assert err.value.message.endswith(
+        f"did you mean {root}/v1? (OpenAI-compatible servers serve the API under /v1)"
+    )
+    with fake_openai([openai_error(404, "model 'x' not found")]) as server:
+        with pytest.raises(ModelError) as err:
+            _ask(_model(server.base_url))
+    assert "did you mean" not in err.value.message
+
+
+def test_the_call_waits_no_longer_than_its_budget() -> None:
+    with fake_openai([Reply(openai_completion(content="late"), delay_s=5.0)]) as server:
+        model = _model(server.base_url, timeout_s=30.0)
+        started = time.monotonic()
+        with pytest.raises(ModelError) as err:
+            model.complete(system="", messages=[Message.user("x")], tools=TOOLS, timeout_s=0.5)
+    assert err.value.kind == "timeout" and time.monotonic() - started < 4.0
+    assert "within 0.5 s" in err.value.message
 
 
 # Malformed tool calls from small local models, through the real server and SDK.
@@ -323,3 +453,12 @@ def test_a_reply_of_the_wrong_shape_is_a_typed_error(body: dict) -> None:
     with fake_openai([Reply(body)]) as server, pytest.raises(ModelError) as err:
         _ask(_model(server.base_url))
     assert err.value.kind == "connection" and "unexpected shape" in err.value.message
+
+
+def test_a_local_server_may_take_as_long_as_the_run_allows() -> None:
+    from coder.models.openai_model import DEFAULT_TIMEOUT_S, LOCAL_TIMEOUT_S
+
+    local = OpenAIModel("m", api_key=NO_KEY, base_url="http://127.0.0.1:9/v1")
+    hosted = OpenAIModel("gpt-4o", api_key="sk-x")
+    assert local._endpoint.timeout_s == LOCAL_TIMEOUT_S > DEFAULT_TIMEOUT_S
+    assert hosted._endpoint.timeout_s == DEFAULT_TIMEOUT_S
