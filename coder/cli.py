@@ -420,27 +420,82 @@ def bench(
         typer.Argument(help="Fixtures directory (default: ./fixtures, else the bundled one)."),
     ] = None,
     model: Annotated[
-        str | None, typer.Option(help="Model for every run (default: each fixture's scripts).")
+        str | None,
+        typer.Option(
+            help="Model for every run (default: each fixture's scripts); script:DIR reads "
+            "DIR/<name>.<mode>.json per run."
+        ),
     ] = None,
     modes: Annotated[
         str, typer.Option(help="Comma-separated modes.")
     ] = "contract,react,plan,reflect",
     only: Annotated[
-        str | None, typer.Option(help="Run only fixtures whose name contains this.")
+        str | None, typer.Option(help="Run only fixtures or instances whose name contains this.")
     ] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Parallel runs.")] = 2,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Parallel runs (the CPUs of a local Ray instance).")
+    ] = 2,
     json_file: Annotated[
         Path | None, typer.Option("--json", help="Write runs and summary here.")
     ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            metavar="[ADDRESS]",
+            help="Run each job as a Ray task: on the cluster at ADDRESS (auto, HOST:PORT, "
+            "ray://HOST:PORT), or alone on a Ray instance started here. Needs coder[ray].",
+        ),
+    ] = None,
+    swebench: Annotated[
+        Path | None,
+        typer.Option(help="SWE-bench instances (JSON Lines or a JSON list) instead of fixtures."),
+    ] = None,
+    repos: Annotated[
+        Path | None, typer.Option(help="With --swebench: one local clone per repo, owner__name.")
+    ] = None,
+    predictions: Annotated[
+        Path | None,
+        typer.Option(help="With --swebench: write the predictions here (OUT.jsonl)."),
+    ] = None,
+    hints: Annotated[
+        bool, typer.Option(help="With --swebench: give the model the instances' hints_text.")
+    ] = False,
 ) -> None:
-    """Run fixtures × modes and report what was resolved and what shipped broken."""
+    """Run fixtures (or SWE-bench instances) × modes; report what was resolved and what shipped broken."""
     from coder.bench.cli import bench_command
+    from coder.bench.swebench_source import SweBenchArgs
 
+    if swebench is None:
+        for flag, value in (("--repos", repos), ("--predictions", predictions), ("--hints", hints)):
+            if value:
+                fail(f"{flag} goes with --swebench FILE")
+    elif repos is None:
+        fail("--swebench needs --repos DIR (one local clone per repository, named owner__name)")
+    elif fixtures_dir is not None:
+        fail("give either a fixtures directory or --swebench FILE, not both")
     if fixtures_dir is None:
         bundled = Path(__file__).resolve().parents[1] / "fixtures"
         fixtures_dir = Path("fixtures") if Path("fixtures").is_dir() else bundled
     console = Console() if sys.stdout.isatty() else Console(width=160)
-    raise typer.Exit(bench_command(fixtures_dir, model, modes, only, workers, json_file, console))
+    source = (
+        SweBenchArgs(swebench, repos, predictions, hints)
+        if swebench is not None and repos is not None
+        else None
+    )
+    raise typer.Exit(
+        bench_command(
+            fixtures_dir,
+            model,
+            modes,
+            only,
+            workers,
+            json_file,
+            console,
+            ray=ray,
+            swebench=source,
+        )
+    )
 
 
 def _command_limits(memory: str | None, file_size: str | None, growth: str | None) -> Limits | None:
@@ -512,7 +567,20 @@ def _help_width() -> None:
 
 def main() -> None:
     _help_width()
-    app()
+    app(args=ray_flag_value(sys.argv[1:]))
+
+
+def ray_flag_value(argv: list[str]) -> list[str]:
+    """`--ray [ADDRESS]`: typer options cannot take an optional value, so a `--ray` that is not
+    followed by an address (`auto`, `local`, `HOST:PORT`, `ray://HOST:PORT`) gets `local`."""
+    out = list(argv)
+    for index, arg in enumerate(out):
+        if arg != "--ray":
+            continue
+        following = out[index + 1] if index + 1 < len(out) else ""
+        if not (following in ("auto", "local") or ":" in following):
+            out[index] = "--ray=local"
+    return out
 
 
 if __name__ == "__main__":

@@ -20,10 +20,14 @@ GIT_ENV = {
 """Git as a user runs it, but deaf to this machine's own configuration."""
 
 
-def git(cwd: Path, *args: str, check: bool = True) -> str:
+def git(cwd: Path, *args: str, check: bool = True, env: Mapping[str, str] | None = None) -> str:
     """Git as the user would run it in their repository (not the harness's git)."""
     done = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **GIT_ENV}
+        ["git", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **GIT_ENV, **(env or {})},
     )
     if check and done.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {done.stderr}")

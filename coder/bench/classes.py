@@ -12,6 +12,8 @@ when a later attempt resolved it: what the contracts caught.
 
 from __future__ import annotations
 
+from typing import Any
+
 from coder.bench.evidence import FailedCheck, RunEvidence
 
 FAILURE_CLASSES = (
@@ -85,3 +87,14 @@ def caught_by(evidence: RunEvidence | None) -> str | None:
     if evidence.final_passed is False:
         return "final_check"
     return None
+
+
+def judged(evidence: RunEvidence, resolved: bool) -> dict[str, Any]:
+    """The row's failure class (runs that did not resolve), what contract mode caught, and
+    what the run cost."""
+    return {
+        "failure_class": None if resolved else failure_class(evidence),
+        "caught_by": caught_by(evidence),
+        "billed_input": evidence.billed_input,
+        "model_s": evidence.model_s,
+    }

@@ -1,9 +1,16 @@
-"""`coder bench`: check fixtures, run them in a pool with a progress bar, print and save the report."""
+"""`coder bench`: check the jobs up front, run them on an executor with a progress bar, report.
+
+The jobs are fixtures × modes, or SWE-bench instances × modes (`--swebench`); the executor is
+the local process pool, or Ray (`--ray`). Every run record goes into one report and one JSON
+whatever ran it; with `--predictions` the SWE-bench runs are also written for the harness.
+"""
 
 from __future__ import annotations
 
 import json
 import time
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +18,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from coder.bench.fixtures import MODES, FixtureError, load_fixtures, skipped
+from coder.bench.jobs import BenchJob, Row, absolute_model
 from coder.bench.paired import paired, paired_lines
-from coder.bench.report import classes_table, runs_table, summarize, summary_table
+from coder.bench.report import classes_table, outcome, runs_table, summarize, summary_table
+from coder.bench.swebench import BadLine
+from coder.bench.swebench_source import SourceError, SweBenchArgs, describe, swebench_jobs
 from coder.display import markup_safe
 
 
@@ -24,8 +34,11 @@ def bench_command(
     workers: int,
     json_file: Path | None,
     console: Console,
+    *,
+    ray: str | None = None,
+    swebench: SweBenchArgs | None = None,
 ) -> int:
-    from coder.bench.runner import run_all
+    from coder.bench.executors import ExecutorUnavailable, make_executor
 
     modes = tuple(m.strip() for m in modes_arg.split(",") if m.strip())
     unknown = [m for m in modes if m not in MODES]
@@ -36,37 +49,40 @@ def bench_command(
             highlight=False,
         )
         return 2
+    model = absolute_model(model)
+    bad_lines: list[BadLine] = []
+    skips: list[dict[str, str]] = []
+    jobs: Sequence[BenchJob]
+    if swebench is not None:
+        try:
+            jobs, bad_lines = swebench_jobs(swebench, modes, only, model)
+        except SourceError as exc:
+            console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
+            return 2
+    else:
+        found = _fixture_jobs(fixtures_dir, only, modes, model, console)
+        if found is None or not found[0]:
+            return 2
+        jobs, skips = found
     try:
-        fixtures = load_fixtures(fixtures_dir, only, modes, need_scripts=model is None)
-    except FixtureError as exc:
-        console.print("[red]error:[/] broken fixtures:", highlight=False)
-        for line in str(exc).splitlines():
-            console.print(f"  {markup_safe(line)}", highlight=False)
+        executor = make_executor(ray, workers)
+    except ExecutorUnavailable as exc:
+        console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
         return 2
+    if swebench is not None:
+        for bad in bad_lines:
+            line = describe(swebench.file, bad)
+            console.print(f"[red]error:[/] {markup_safe(line)}", highlight=False)
+    writer = None
+    if swebench is not None and swebench.predictions is not None:
+        from coder.bench.predictions import PredictionsWriter
+
+        writer = PredictionsWriter(swebench.predictions, modes, model)
     started = time.monotonic()
-    skips = skipped(fixtures)
-    total = len(fixtures) * len(modes) - len(skips)
-    with Progress(
-        TextColumn("[bold]bench[/]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-        console=console,
-        transient=False,
-    ) as progress:
-        bar = progress.add_task("", total=total)
-
-        def done(row: dict[str, Any]) -> None:
-            mark = (
-                "shipped broken"
-                if row["shipped_broken"]
-                else ("resolved" if row["resolved"] else row["stop_reason"])
-            )
-            where = markup_safe(f"{row['fixture']}/{row['mode']}: {mark}")
-            progress.update(bar, advance=1, description=where)
-
-        rows = run_all(fixtures, modes, model, workers, done)
+    try:
+        rows = _run(jobs, executor, writer, console)
+    finally:
+        executor.close()
     summary = summarize(rows, modes)
     comparison = paired(rows, modes)
     console.print(runs_table(rows))
@@ -79,10 +95,86 @@ def bench_command(
             markup_safe(f"skipped {skip['fixture']}/{skip['mode']}: {skip['reason']}"),
             highlight=False,
         )
-    console.print(f"{total} runs in {time.monotonic() - started:.1f}s with {workers} worker(s)")
+    for line in _error_lines(rows):
+        console.print(f"[red]error:[/] {markup_safe(line)}", highlight=False)
+    where = f"with {workers} worker(s)"
+    if executor.name == "ray":
+        where = f"on Ray, {len({r.get('node') for r in rows})} node(s)"
+    console.print(f"{len(jobs)} runs in {time.monotonic() - started:.1f}s {where}")
+    if writer is not None:
+        ran = {job.key[0] for job in jobs}
+        for bad in bad_lines:
+            writer.add_bad_line(bad, ran)
+        writer.close(list(dict.fromkeys([job.key[0] for job in jobs])))
+        paths = ", ".join(str(p) for p in writer.paths())
+        console.print(f"wrote {markup_safe(paths)}", highlight=False)
     if json_file:
-        report = {"runs": rows, "summary": summary, "paired": comparison, "skipped": skips}
         json_file.parent.mkdir(parents=True, exist_ok=True)
-        json_file.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        records = [{k: v for k, v in r.items() if k != "model_patch"} for r in rows]
+        json_file.write_text(
+            json.dumps(
+                {"runs": records, "summary": summary, "paired": comparison, "skipped": skips},
+                indent=2,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
         console.print(f"wrote {markup_safe(json_file)}", highlight=False)
     return 0
+
+
+def _fixture_jobs(
+    fixtures_dir: Path,
+    only: str | None,
+    modes: tuple[str, ...],
+    model: str | None,
+    console: Console,
+) -> tuple[list[BenchJob], list[dict[str, str]]] | None:
+    """The fixture × mode jobs, and the pairs skipped (a fixture without that mode's script);
+    None when the fixtures are broken (said on the console)."""
+    from coder.bench.runner import FixtureJob
+
+    try:
+        fixtures = load_fixtures(fixtures_dir.resolve(), only, modes, need_scripts=model is None)
+    except FixtureError as exc:
+        console.print("[red]error:[/] broken fixtures:", highlight=False)
+        for line in str(exc).splitlines():
+            console.print(f"  {markup_safe(line)}", highlight=False)
+        return None
+    return [
+        FixtureJob(f, m, model) for f in fixtures for m in modes if m not in f.missing
+    ], skipped(fixtures)
+
+
+def _run(jobs: Sequence[BenchJob], executor: Any, writer: Any, console: Console) -> list[Row]:
+    per_node: Counter[str] = Counter()
+    with Progress(
+        TextColumn("[bold]bench[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+        transient=False,
+    ) as progress:
+        bar = progress.add_task("", total=len(jobs))
+
+        def done(row: Row) -> None:
+            if writer is not None:
+                writer.add(row)
+            per_node[str(row.get("node", "?"))] += 1
+            text = f"{row['fixture']}/{row['mode']}: {outcome(row)}"
+            if executor.name == "ray":
+                text += " · done per node: " + ", ".join(f"{n} {c}" for n, c in per_node.items())
+            progress.update(bar, advance=1, description=markup_safe(text))
+
+        return executor.run(jobs, done)  # type: ignore[no-any-return]
+
+
+def _error_lines(rows: list[Row]) -> list[str]:
+    """One line per name and reason, whatever number of modes it hit."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for row in rows:
+        if row.get("error"):
+            grouped.setdefault((row["fixture"], row["error"]), []).append(row["mode"])
+    return [f"{name} ({', '.join(modes)}): {error}" for (name, error), modes in grouped.items()]

@@ -57,6 +57,9 @@ def summarize(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, A
             summary[mode]["caught_by"] = dict(
                 Counter(r["caught_by"] for r in mine if r["caught_by"])
             )
+        if any("evaluation" in r or "model_patch" in r for r in mine):
+            summary[mode]["not_evaluated"] = sum(_not_evaluated(r) for r in mine)
+            summary[mode]["errors"] = sum(bool(r.get("error")) for r in mine)
     return summary
 
 
@@ -71,6 +74,17 @@ def cost_per_resolved(rows: list[dict[str, Any]]) -> dict[str, float] | None:
         "output_tokens": round(sum(r["tokens"]["output"] for r in rows) / resolved, 1),
         "model_s": round(sum(r["model_s"] for r in rows) / resolved, 3),
     }
+
+
+def outcome(row: dict[str, Any]) -> str:
+    """One word or two for the progress line."""
+    if row["shipped_broken"]:
+        return "shipped broken"
+    if row["resolved"]:
+        return "resolved"
+    if _not_evaluated(row):
+        return "not evaluated"
+    return str(row["stop_reason"])
 
 
 def runs_table(rows: list[dict[str, Any]]) -> Table:
@@ -100,7 +114,7 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
         table.add_row(
             markup_safe(r["fixture"]),
             markup_safe(r["mode"]),
-            _yes(r["resolved"]),
+            "not evaluated" if _not_evaluated(r) else _yes(r["resolved"]),
             _yes(r["claimed_success"]),
             "[red]YES[/]" if r["shipped_broken"] else "no",
             markup_safe(r["stop_reason"]),
@@ -196,6 +210,11 @@ def classes_table(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> Table:
             cells = [str(n) if m == "contract" else "" for m in modes]
             table.add_row(markup_safe(f"contract caught: {kind}"), *cells)
     return table
+
+
+def _not_evaluated(row: dict[str, Any]) -> bool:
+    """A SWE-bench run whose tests could not run here: neither resolved nor unresolved."""
+    return bool(row.get("evaluation", {}).get("status") == "not_evaluated")
 
 
 def _yes(value: bool) -> str:

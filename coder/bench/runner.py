@@ -1,26 +1,41 @@
-"""One fixture × mode in its own temporary directory, and the pool that runs them all."""
+"""One fixture × mode in its own temporary directory."""
 
 from __future__ import annotations
 
-import multiprocessing
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coder.bench.classes import caught_by, failure_class
-from coder.bench.evidence import RunEvidence, gather
+from coder.bench.classes import failure_class, judged
+from coder.bench.evidence import gather
 from coder.bench.fixtures import Fixture
+from coder.bench.jobs import Row, model_for, run_row
 from coder.bench.layout import lay_out
-from contracts.result import Timing
 from sandbox.gitcli import git
 
 ACCEPTANCE_TIMEOUT_S = 120.0
 FIXTURE_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"}
 """Fixtures use no third-party pytest plugins; loading the host's costs up to seconds a run."""
+
+
+@dataclass(frozen=True)
+class FixtureJob:
+    fixture: Fixture
+    mode: str
+    model: str | None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.fixture.name, self.mode)
+
+    def run(self) -> Row:
+        return run_one(self.fixture, self.mode, self.model)
+
+    def failed(self, reason: str) -> Row:
+        return _row(self.fixture, self.mode, error=reason)
 
 
 def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
@@ -35,7 +50,7 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
         options = RunOptions(
             repo=repo,
             task=fixture.spec.task,
-            model=model or f"script:{fixture.script(mode)}",
+            model=model_for(model, fixture.name, mode) or f"script:{fixture.script(mode)}",
             mode=mode,
             test_cmd=fixture.spec.test_cmd,
             out_dir=work / "run",
@@ -91,68 +106,7 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
 
 
 def _row(fixture: Fixture, mode: str, **fields: Any) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "fixture": fixture.name,
-        "mode": mode,
-        "language": fixture.spec.language,
-        "resolved": False,
-        "claimed_success": False,
-        "shipped_broken": False,
-        "stop_reason": "error",
-        "steps": 0,
-        "rollbacks": 0,
-        "revisions": 0,
-        "turns": 0,
-        "tokens": {"input": 0, "output": 0},
-        "wall_s": 0.0,
-        "harness_s": 0.0,
-        "timing": Timing().model_dump(),
-        "failure_class": None,
-        "caught_by": None,
-        "billed_input": 0.0,
-        "model_s": 0.0,
-    }
-    row.update(fields)
-    return row
-
-
-def judged(evidence: RunEvidence, resolved: bool) -> dict[str, Any]:
-    """The row's failure class (runs that did not resolve), what contract mode caught, and
-    what the run cost."""
-    return {
-        "failure_class": None if resolved else failure_class(evidence),
-        "caught_by": caught_by(evidence),
-        "billed_input": evidence.billed_input,
-        "model_s": evidence.model_s,
-    }
-
-
-def run_all(
-    fixtures: list[Fixture],
-    modes: tuple[str, ...],
-    model: str | None,
-    workers: int,
-    on_done: Callable[[dict[str, Any]], None],
-) -> list[dict[str, Any]]:
-    jobs = [(f, m) for f in fixtures for m in modes if m not in f.missing]
-    rows: list[dict[str, Any]] = []
-    if workers <= 1:
-        for fixture, mode in jobs:
-            rows.append(run_one(fixture, mode, model))
-            on_done(rows[-1])
-        return _ordered(rows, jobs)
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = [pool.submit(run_one, f, m, model) for f, m in jobs]
-        for future in as_completed(futures):
-            rows.append(future.result())
-            on_done(rows[-1])
-    return _ordered(rows, jobs)
-
-
-def _ordered(rows: list[dict[str, Any]], jobs: list[tuple[Fixture, str]]) -> list[dict[str, Any]]:
-    index = {(f.name, m): i for i, (f, m) in enumerate(jobs)}
-    return sorted(rows, key=lambda r: index[(r["fixture"], r["mode"])])
+    return run_row(fixture.name, mode, fixture.spec.language, **fields)
 
 
 def _make_repo(fixture: Fixture, repo: Path) -> Path:

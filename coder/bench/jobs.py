@@ -1,0 +1,73 @@
+"""What an executor runs: one (fixture or instance, mode) job, and the run record it returns.
+
+A job is a small picklable value that knows how to run itself wherever an executor puts it
+(a local process, a Ray node) and how to describe its own failure when the process running it
+died, so no executor has to know fixtures from SWE-bench instances.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from contracts.result import Timing
+
+Row = dict[str, Any]
+
+
+class BenchJob(Protocol):
+    @property
+    def key(self) -> tuple[str, str]:
+        """(fixture or instance name, mode): unique among the jobs of one bench."""
+        ...
+
+    def run(self) -> Row:
+        """The run record; never raises for anything the run does."""
+        ...
+
+    def failed(self, reason: str) -> Row:
+        """The record of a job whose process died before it could return one."""
+        ...
+
+
+def run_row(name: str, mode: str, language: str, **fields: Any) -> Row:
+    """A run record with every field the report reads; what did not happen stays zero."""
+    row: Row = {
+        "fixture": name,
+        "mode": mode,
+        "language": language,
+        "resolved": False,
+        "claimed_success": False,
+        "shipped_broken": False,
+        "stop_reason": "error",
+        "steps": 0,
+        "rollbacks": 0,
+        "revisions": 0,
+        "turns": 0,
+        "tokens": {"input": 0, "output": 0},
+        "wall_s": 0.0,
+        "harness_s": 0.0,
+        "timing": Timing().model_dump(),
+        "failure_class": None,
+        "caught_by": None,
+        "billed_input": 0.0,
+        "model_s": 0.0,
+    }
+    row.update(fields)
+    return row
+
+
+def model_for(model: str | None, name: str, mode: str) -> str | None:
+    """`script:DIR` means one scripted model per job: DIR/<name>.<mode>.json."""
+    if model and model.startswith("script:"):
+        directory = Path(model.removeprefix("script:"))
+        if directory.is_dir():
+            return f"script:{directory / f'{name}.{mode}.json'}"
+    return model
+
+
+def absolute_model(model: str | None) -> str | None:
+    """A `script:` path made absolute, so a job finds it from any directory on any node."""
+    if model and model.startswith("script:"):
+        return f"script:{Path(model.removeprefix('script:')).resolve()}"
+    return model

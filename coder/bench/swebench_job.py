@@ -1,0 +1,129 @@
+"""One SWE-bench instance × mode: a throwaway clone at base_commit, a `coder run`, the grade.
+
+The local clone in DIR is only read: the run works in a `--shared` clone of it (its objects
+borrowed, nothing copied) checked out at base_commit, in a temporary directory of the node
+that runs the job. Bad input that only the clone can reveal (no clone, a base_commit it does
+not hold, a test_patch that does not apply there) ends the job with one line before any model
+call.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from coder.bench.classes import judged
+from coder.bench.evidence import gather
+from coder.bench.jobs import Row, model_for, run_row
+from coder.bench.swebench import Instance
+from sandbox.gitcli import GitError, git, git_ok
+
+
+class InstanceError(Exception):
+    """This instance cannot run against the local clones; one line."""
+
+
+@dataclass(frozen=True)
+class InstanceJob:
+    instance: Instance
+    mode: str
+    repos: Path
+    model: str | None
+    hints: bool = False
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.instance.instance_id, self.mode)
+
+    def run(self) -> Row:
+        return run_instance(self)
+
+    def failed(self, reason: str) -> Row:
+        return _row(self, error=reason)
+
+
+def run_instance(job: InstanceJob) -> Row:
+    from coder.bench.swebench_eval import RESOLVED, UNRESOLVED, evaluate
+    from coder.loop.runner import RunOptions, UsageError, run_task
+
+    started = time.monotonic()
+    instance = job.instance
+    work = Path(tempfile.mkdtemp(prefix=f"coder-swebench-{instance.instance_id}-{job.mode}-"))
+    try:
+        try:
+            repo = prepare_clone(job.repos, instance, work / "repo")
+        except InstanceError as exc:
+            return _row(job, error=str(exc), wall_s=round(time.monotonic() - started, 3))
+        options = RunOptions(
+            repo=repo,
+            task=instance.task(job.hints),
+            model=model_for(job.model, instance.instance_id, job.mode),
+            mode=job.mode,
+            out_dir=work / "run",
+        )
+        try:
+            result = run_task(options).result
+        except Exception as exc:  # one broken run must not lose the whole report
+            kind = "" if isinstance(exc, UsageError) else f"{type(exc).__name__}: "
+            return _row(job, error=f"{kind}{exc}", wall_s=round(time.monotonic() - started, 3))
+        evaluation = evaluate(repo, instance, result.final_commit or instance.base_commit, work)
+        claimed = result.status == "verified"
+        resolved = evaluation.status == RESOLVED
+        return _row(
+            job,
+            resolved=resolved,
+            claimed_success=claimed,
+            shipped_broken=claimed and evaluation.status == UNRESOLVED,
+            stop_reason=result.stop_reason,
+            steps=sum(1 for s in result.steps if s.status in ("verified", "done_unverified")),
+            rollbacks=result.rollbacks,
+            revisions=result.revisions,
+            turns=result.model_turns,
+            tokens={"input": result.tokens.input, "output": result.tokens.output},
+            wall_s=round(time.monotonic() - started, 3),
+            harness_s=result.harness_s,
+            timing=result.timing.model_dump(),
+            **judged(gather(work / "run", result, repo), resolved),
+            evaluation=evaluation.as_json(),
+            model_patch=result.patch,
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def prepare_clone(repos: Path, instance: Instance, dest: Path) -> Path:
+    """A clone of DIR/owner__name at base_commit, with test_patch known to apply there."""
+    source = repos / instance.clone_name
+    if not source.is_dir():
+        raise InstanceError(f"no clone of {instance.repo} in {repos} (expected {source})")
+    if not ((source / ".git").exists() or (source / "objects").is_dir()):
+        raise InstanceError(f"{source} is not a git repository")
+    base = instance.base_commit
+    if not git_ok(["cat-file", "-e", f"{base}^{{commit}}"], source):
+        raise InstanceError(f"base_commit {base} is not in {source}")
+    try:
+        git(["clone", "-q", "--shared", "--no-checkout", str(source), str(dest)], dest.parent)
+        git(["checkout", "-q", "--detach", base], dest)
+    except GitError as exc:
+        raise InstanceError(f"cannot clone {source} at {base[:12]}: {exc}") from None
+    try:
+        git(
+            ["apply", "--check", "--whitespace=nowarn", "-"],
+            dest,
+            stdin=instance.test_patch.encode("utf-8"),
+        )
+    except GitError as exc:
+        raise InstanceError(
+            f"test_patch does not apply at base_commit {base[:12]}: {exc}"
+        ) from None
+    return dest
+
+
+def _row(job: InstanceJob, **fields: Any) -> Row:
+    fields.setdefault("model_patch", "")
+    ident = job.instance.instance_id
+    return run_row(ident, job.mode, "python", instance_id=ident, **fields)

@@ -1,0 +1,199 @@
+"""Local evaluation as SWE-bench grades it: the gold patches resolve every shipped instance and
+the base resolves none; test files are judged as the instance ships them whatever the model
+did to them; and a machine that cannot run the tests says "not evaluated", never "unresolved"."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from gitrepo import git, make_repo, snapshot
+from swebench_repos import INSTANCES
+
+from coder.bench.swebench import Instance, load_instances
+from coder.bench.swebench_eval import (
+    NOT_EVALUATED,
+    RESOLVED,
+    UNRESOLVED,
+    evaluate,
+    patched_paths,
+    pytest_statuses,
+    status_of,
+)
+from coder.bench.swebench_job import InstanceError, prepare_clone
+
+RECORDS = {json.loads(line)["instance_id"]: json.loads(line) for line in INSTANCES.open()}
+SHIPPED = {i.instance_id: i for i in load_instances(INSTANCES).instances}
+
+
+def commit_patch(clone: Path, patch: str, message: str = "change") -> str:
+    if patch:
+        subprocess.run(["git", "apply", "-"], cwd=clone, input=patch, text=True, check=True)
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "--allow-empty", "-m", message)
+    return git(clone, "rev-parse", "HEAD").strip()
+
+
+@pytest.mark.parametrize("ident", sorted(SHIPPED))
+def test_gold_patch_resolves_and_the_base_does_not(ident, swebench_repos, tmp_path):
+    instance = SHIPPED[ident]
+    before = snapshot(swebench_repos / instance.clone_name)
+    clone = prepare_clone(swebench_repos, instance, tmp_path / "repo")
+    assert snapshot(swebench_repos / instance.clone_name) == before
+    base = evaluate(clone, instance, instance.base_commit, tmp_path)
+    assert base.status == UNRESOLVED
+    assert all(s == "PASSED" for s in base.pass_to_pass.values())
+    assert all(s != "PASSED" for s in base.fail_to_pass.values())
+    gold = commit_patch(clone, RECORDS[ident]["patch"], "gold")
+    graded = evaluate(clone, instance, gold, tmp_path)
+    assert graded.status == RESOLVED, graded.detail
+    assert graded.as_json()["fail_to_pass"] == {
+        "passed": len(instance.FAIL_TO_PASS),
+        "total": len(instance.FAIL_TO_PASS),
+        "failing": [],
+    }
+
+
+def test_test_files_are_judged_as_shipped_whatever_the_model_did(swebench_repos, tmp_path):
+    instance = SHIPPED["r1chardj0n3s__parse-1.22.3"]
+    clone = prepare_clone(swebench_repos, instance, tmp_path / "repo")
+    tests = clone / "tests" / "test_parse.py"
+    tests.write_text(tests.read_text().replace("def test_flexible_time(", "def _gone("))
+    final = commit_patch(clone, RECORDS[instance.instance_id]["patch"], "fix, and drop a test")
+    graded = evaluate(clone, instance, final, tmp_path)
+    assert graded.status == RESOLVED, graded.detail
+    assert graded.pass_to_pass["tests/test_parse.py::test_flexible_time"] == "PASSED"
+
+
+TINY_PYTEST = "[pytest]\naddopts = -p no:hypothesispytest -p no:benchmark -p no:timeout\n"
+"""The host's plugins cost seconds a run and these tests use none."""
+
+
+def tiny_instance(repo: Path, test_patch: str, f2p: list[str], p2p: list[str]) -> Instance:
+    return Instance(
+        instance_id="acme__tiny-1",
+        repo="acme/tiny",
+        base_commit=git(repo, "rev-parse", "HEAD").strip(),
+        problem_statement="x",
+        test_patch=test_patch,
+        FAIL_TO_PASS=f2p,
+        PASS_TO_PASS=p2p,
+    )
+
+
+NEW_TEST = """diff --git a/tests/test_new.py b/tests/test_new.py
+new file mode 100644
+--- /dev/null
++++ b/tests/test_new.py
+@@ -0,0 +1,5 @@
++import tiny
++
++
++def test_new():
++    assert tiny.value() == 2
+"""
+
+
+def test_a_test_environment_that_cannot_run_here_is_not_evaluated(tmp_path):
+    repo = make_repo(
+        tmp_path / "tiny",
+        {
+            "pytest.ini": TINY_PYTEST,
+            "tiny.py": "import module_this_machine_lacks\n\n\ndef value():\n    return 1\n",
+            "tests/test_old.py": "import tiny\n\n\ndef test_old():\n    assert tiny.value() == 1\n",
+        },
+    )
+    instance = tiny_instance(
+        repo, NEW_TEST, ["tests/test_new.py::test_new"], ["tests/test_old.py::test_old"]
+    )
+    graded = evaluate(repo, instance, instance.base_commit, tmp_path / "work")
+    assert graded.status == NOT_EVALUATED
+    assert "do not run here even without the change" in graded.detail
+    assert "module_this_machine_lacks" in graded.detail
+
+
+def test_a_change_that_breaks_collection_is_unresolved_not_unevaluated(tmp_path):
+    repo = make_repo(
+        tmp_path / "tiny",
+        {
+            "pytest.ini": TINY_PYTEST,
+            "tiny.py": "def value():\n    return 1\n",
+            "tests/test_old.py": "import tiny\n\n\ndef test_old():\n    assert tiny.value() == 1\n",
+        },
+    )
+    instance = tiny_instance(
+        repo, NEW_TEST, ["tests/test_new.py::test_new"], ["tests/test_old.py::test_old"]
+    )
+    (repo / "tiny.py").write_text("def value(:\n")
+    final = commit_patch(repo, "", "syntax error")
+    graded = evaluate(repo, instance, final, tmp_path / "work")
+    assert graded.status == UNRESOLVED
+    assert graded.fail_to_pass == {"tests/test_new.py::test_new": "missing"}
+
+
+def test_ids_that_are_not_pytest_node_ids_are_not_evaluated(tmp_path):
+    repo = make_repo(tmp_path / "tiny", {"tiny.py": "x = 1\n"})
+    instance = tiny_instance(repo, NEW_TEST, ["test_new (tests.test_new.NewTest)"], [])
+    graded = evaluate(repo, instance, instance.base_commit, tmp_path / "work")
+    assert graded.status == NOT_EVALUATED and "pytest node ids" in graded.detail
+
+
+def test_statuses_read_as_swebench_reads_pytest_rA():
+    log = "\n".join(
+        [
+            "tests/test_a.py ..F",
+            "=========================== short test summary info ===========================",
+            "PASSED tests/test_a.py::test_one",
+            "PASSED tests/test_a.py::test_param[a - b]",
+            "FAILED tests/test_a.py::test_two - AssertionError: assert 1 == 2",
+            "ERROR tests/test_a.py::test_three - RuntimeError",
+            "SKIPPED [1] tests/test_a.py:40: no network",
+            "SKIPPED tests/test_a.py::test_four",
+            "XFAIL tests/test_a.py::test_five - known bug",
+            "XPASS tests/test_a.py::test_six",
+            "  PASSED indented lines are not summary lines",
+        ]
+    )
+    assert pytest_statuses(log) == {
+        "tests/test_a.py::test_one": "PASSED",
+        "tests/test_a.py::test_param[a": "PASSED",
+        "tests/test_a.py::test_two": "FAILED",
+        "tests/test_a.py::test_three": "ERROR",
+        "tests/test_a.py::test_four": "SKIPPED",
+        "tests/test_a.py::test_five": "XFAIL",
+    }
+
+
+def test_patched_paths_name_old_and_new_files():
+    patch = (
+        "diff --git a/tests/old.py b/tests/new.py\nsimilarity index 90%\n"
+        "rename from tests/old.py\nrename to tests/new.py\n--- a/tests/old.py\n+++ b/tests/new.py\n"
+        "@@ -1 +1 @@\n-a\n+b\n"
+    )
+    assert patched_paths(patch) == ["tests/old.py", "tests/new.py"]
+    assert patched_paths(NEW_TEST) == ["tests/test_new.py"]
+
+
+def test_clone_problems_are_one_line_each(swebench_repos, tmp_path):
+    instance = SHIPPED["r1chardj0n3s__parse-1.22.1"]
+    with pytest.raises(InstanceError, match="no clone of r1chardj0n3s/parse"):
+        prepare_clone(tmp_path, instance, tmp_path / "a")
+    missing = instance.model_copy(update={"base_commit": "f" * 40})
+    with pytest.raises(InstanceError, match=f"base_commit {'f' * 40} is not in"):
+        prepare_clone(swebench_repos, missing, tmp_path / "b")
+    bad_patch = instance.model_copy(
+        update={"test_patch": RECORDS["martinblech__xmltodict-1.0.3"]["test_patch"]}
+    )
+    with pytest.raises(InstanceError, match="test_patch does not apply at base_commit"):
+        prepare_clone(swebench_repos, bad_patch, tmp_path / "c")
+
+
+def test_ids_cut_inside_their_parameters_match_as_the_grader_matches_them():
+    statuses = {"t.py::test[log(photon x]": "PASSED", "t.py::test[log(photon y]": "XFAIL"}
+    assert status_of("t.py::test[log(photon", statuses) == "PASSED"
+    assert status_of("t.py::test[log(photon x]", statuses) == "PASSED"
+    statuses["t.py::test[log(photon z]"] = "FAILED"
+    assert status_of("t.py::test[log(photon", statuses) is None
+    assert status_of("t.py::test", statuses) is None
