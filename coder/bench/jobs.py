@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
-from contracts.result import Timing
+from contracts.result import RunResult, Timing
 
 Row = dict[str, Any]
 
@@ -55,6 +55,21 @@ def run_row(name: str, mode: str, language: str, **fields: Any) -> Row:
     }
     row.update(fields)
     return row
+
+
+def result_fields(result: RunResult) -> Row:
+    """What a run record takes from the run's own result.json."""
+    return {
+        "claimed_success": result.status == "verified",
+        "stop_reason": result.stop_reason,
+        "steps": sum(1 for s in result.steps if s.status in ("verified", "done_unverified")),
+        "rollbacks": result.rollbacks,
+        "revisions": result.revisions,
+        "turns": result.model_turns,
+        "tokens": {"input": result.tokens.input, "output": result.tokens.output},
+        "harness_s": result.harness_s,
+        "timing": result.timing.model_dump(),
+    }
 
 
 def model_for(model: str | None, name: str, mode: str) -> str | None:

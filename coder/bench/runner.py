@@ -12,7 +12,7 @@ from typing import Any
 from coder.bench.classes import failure_class, judged
 from coder.bench.evidence import gather
 from coder.bench.fixtures import Fixture
-from coder.bench.jobs import Row, model_for, run_row
+from coder.bench.jobs import Row, model_for, result_fields, run_row
 from coder.bench.layout import lay_out
 from sandbox.gitcli import git
 
@@ -87,18 +87,10 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
         return _row(
             fixture,
             mode,
+            **result_fields(result),
             resolved=resolved,
-            claimed_success=claimed,
             shipped_broken=claimed and not resolved,
-            stop_reason=result.stop_reason,
-            steps=sum(1 for s in result.steps if s.status in ("verified", "done_unverified")),
-            rollbacks=result.rollbacks,
-            revisions=result.revisions,
-            turns=result.model_turns,
-            tokens={"input": result.tokens.input, "output": result.tokens.output},
             wall_s=round(time.monotonic() - started, 3),
-            harness_s=result.harness_s,
-            timing=result.timing.model_dump(),
             **judged(evidence, resolved),
         )
     finally:

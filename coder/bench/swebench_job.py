@@ -18,7 +18,7 @@ from typing import Any
 
 from coder.bench.classes import judged
 from coder.bench.evidence import gather
-from coder.bench.jobs import Row, model_for, run_row
+from coder.bench.jobs import Row, model_for, result_fields, run_row
 from coder.bench.swebench import Instance
 from sandbox.gitcli import GitError, git, git_ok
 
@@ -75,18 +75,10 @@ def run_instance(job: InstanceJob) -> Row:
         resolved = evaluation.status == RESOLVED
         return _row(
             job,
+            **result_fields(result),
             resolved=resolved,
-            claimed_success=claimed,
             shipped_broken=claimed and evaluation.status == UNRESOLVED,
-            stop_reason=result.stop_reason,
-            steps=sum(1 for s in result.steps if s.status in ("verified", "done_unverified")),
-            rollbacks=result.rollbacks,
-            revisions=result.revisions,
-            turns=result.model_turns,
-            tokens={"input": result.tokens.input, "output": result.tokens.output},
             wall_s=round(time.monotonic() - started, 3),
-            harness_s=result.harness_s,
-            timing=result.timing.model_dump(),
             **judged(gather(work / "run", result, repo), resolved),
             evaluation=evaluation.as_json(),
             model_patch=result.patch,
