@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import re
 
-from summarizers.logformats.node_tap import SUBTEST, TEST_LINE, enter_subtest, test_path
+from summarizers.logformats.node_tap import (
+    SUBTEST,
+    TEST_LINE,
+    enter_subtest,
+    tape_style,
+    tape_test,
+    test_path,
+)
 from summarizers.logformats.prep import prepare
 from summarizers.logformats.pytest_log import split_summary
 from summarizers.logformats.unittest_log import unittest_id
@@ -100,6 +107,7 @@ def _unittest(lines: list[str], outcomes: dict[str, str]) -> None:
 
 def _tap(lines: list[str], outcomes: dict[str, str]) -> None:
     stack: list[str] = []
+    tape = tape_style(lines)
     for line in lines:
         sub = SUBTEST.match(line)
         if sub:
@@ -107,8 +115,10 @@ def _tap(lines: list[str], outcomes: dict[str, str]) -> None:
             continue
         m = TEST_LINE.match(line)
         if not m:
+            if tape and (name := tape_test(line)) is not None:
+                stack[:] = [name]
             continue
-        level = len(m.group(1)) // 4
+        level = len(stack) if tape else len(m.group(1)) // 4
         name = (m.group(3) or "").replace("\\#", "#")
         if m.group(4):
             outcome = SKIPPED

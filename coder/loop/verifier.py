@@ -167,16 +167,36 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
 
 def narrow_test_command(command: str, paths: list[str], root: Path) -> str:
     """The repo's test command aimed at `paths`: trailing path arguments (`node --test test/`)
-    are replaced, not extended, and npm scripts get their arguments after `--`."""
+    and globs (`tape 'test/**/*.js'`) are replaced, not extended; a directory given where the
+    command had a glob keeps the glob's pattern below it (`test/unit/**/*.js`), since runners
+    such as tape take files only; npm scripts get their arguments after `--`."""
     try:
         words = shlex.split(command)
     except ValueError:
         words = command.split()
-    while len(words) > 1 and not words[-1].startswith("-") and (root / words[-1]).exists():
-        words.pop()
+    pattern = None
+    while len(words) > 1 and not words[-1].startswith("-"):
+        if _is_glob(words[-1]):
+            pattern = words.pop()
+        elif (root / words[-1]).exists():
+            words.pop()
+        else:
+            break
     if words[0] in ("npm", "pnpm", "yarn") and "--" not in words:
         words.append("--")
-    return shlex.join(words + list(paths))
+    return shlex.join(words + [_below(p, pattern, root) for p in paths])
+
+
+def _is_glob(word: str) -> bool:
+    return any(c in word for c in "*?[")
+
+
+def _below(path: str, pattern: str | None, root: Path) -> str:
+    if pattern is None or not (root / path).is_dir():
+        return path
+    parts = Path(pattern).parts
+    first = next(i for i, part in enumerate(parts) if _is_glob(part))
+    return str(Path(path, *parts[first:]))
 
 
 @checker("command_succeeds")

@@ -1,7 +1,10 @@
-"""TAP as `node --test` prints it (the default reporter when stdout is not a terminal).
+"""TAP as `node --test` prints it (the default reporter when stdout is not a terminal), and as
+tape prints it.
 
 Nested subtests are indented four spaces per level and announced by `# Subtest: name`, so a
-test's id is the path of names from the outermost suite: "suite > test".
+test's id is the path of names from the outermost suite: "suite > test". tape has no subtests:
+a `# name` comment opens each test, whose assertions follow as `ok N message` lines (no dash,
+messages often repeated), so an assertion's id is "test > message".
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ import re
 from summarizers.logformats.context import add_unique, references, windows
 from summarizers.logformats.model import Failure, ParsedLog
 
-TEST_LINE = re.compile(r"^(\s*)(not ok|ok) \d+(?: - (.*?))?(?: # (SKIP|TODO|skip|todo)\b.*)?$")
+TEST_LINE = re.compile(r"^(\s*)(not ok|ok) \d+(?:(?: -)? (.*?))?(?: # (SKIP|TODO|skip|todo)\b.*)?$")
 SUBTEST = re.compile(r"^(\s*)# Subtest: (.*)$")
-_COUNT = re.compile(r"^# (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$")
+_COUNT = re.compile(r"^# (tests|suites|pass|fail|cancelled|skipped|todo)\s+(\d+)$")
+_TAPE_TEST = re.compile(r"^# (\S.*)$")
 _KEY = re.compile(r"^(\s*)(\w+):(?: (.*))?$")
 _INTERNAL = ("node:internal", "node:async_hooks", "(<anonymous>)", "new Promise", "Array.map")
 SEPARATOR = " > "
@@ -40,6 +44,20 @@ def test_path(stack: list[str], level: int, name: str) -> str:
     return SEPARATOR.join([*stack[:level], name])
 
 
+def tape_style(lines: list[str]) -> bool:
+    """node --test announces every test with `# Subtest:`; tape never does. Only in tape's
+    output is a top-level `# ` comment the name of the test that follows (node's are output)."""
+    return not any(SUBTEST.match(line) for line in lines)
+
+
+def tape_test(line: str) -> str | None:
+    """The test a tape `# name` line opens, or None (counts and the closing `# ok` are not)."""
+    m = _TAPE_TEST.match(line)
+    if m is None or _COUNT.match(line) or line.strip() == "# ok":
+        return None
+    return m.group(1).strip()
+
+
 def enter_subtest(stack: list[str], sub: re.Match[str]) -> None:
     """Track the enclosing subtest names: a `# Subtest:` line opens one at its indent level."""
     level = len(sub.group(1)) // 4
@@ -53,6 +71,7 @@ def parse(lines: list[str]) -> ParsedLog:
     stack: list[str] = []
     counts: list[str] = []
     diagnostics: list[int] = []
+    tape = tape_style(lines)
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
@@ -66,11 +85,13 @@ def parse(lines: list[str]) -> ParsedLog:
             c = _COUNT.match(line)
             if c:
                 counts.append(f"{c.group(1)} {c.group(2)}")
+            elif tape and (name := tape_test(line)) is not None:
+                stack[:] = [name]
             elif line.startswith("# "):
                 diagnostics.append(i)
             i += 1
             continue
-        level = len(m.group(1)) // 4
+        level = len(stack) if tape else len(m.group(1)) // 4
         name = (m.group(3) or "").replace("\\#", "#")
         yaml_start, yaml_end = _yaml_block(lines, i + 1)
         if m.group(2) == "ok" or m.group(4):
@@ -150,8 +171,10 @@ def _failure(lines: list[str], ident: str, start: int, end: int, log: ParsedLog)
     compared += [j for j, k in owner.items() if k in ("expected", "actual") and j not in compared]
     failure.details = sorted(set(failure.details) | set(compared))[:14]
     interesting = [fields[k][0] for k in ("error", "location") if k in fields] + compared
-    if "location" in fields:
-        add_unique(failure.locations, references(_unquote(fields["location"][1]), None))
+    interesting += [fields[k][0] for k in ("at",) if k in fields]  # tape's location
+    for key in ("location", "at"):
+        if key in fields:
+            add_unique(failure.locations, references(_unquote(fields[key][1]), None))
     for j, k in owner.items():
         text = lines[j]
         if k == "stack":

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from logdata import read_log
 
+from summarizers.logs import compact_log
 from summarizers.outcomes import parse_outcomes
 
 FAST = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # quick pytest start-up
@@ -107,3 +108,26 @@ def test_node_tap_from_a_real_run(tmp_path: Path) -> None:
         "outer > inner bad": "failed",
         "outer": "failed",
     }
+
+
+def test_tape_names_each_assertion_after_its_test() -> None:
+    """tape: no dash after the number, the test a `# name` comment; repeated messages merge,
+    a failure among them winning."""
+    outcomes = parse_outcomes(read_log("tape_qs.log"))
+    assert outcomes["parse() > parses a single nested string"] == "passed"
+    surrogates = "stringifies lone surrogates as U+FFFD > "
+    assert outcomes[surrogates + "lone surrogate does not swallow a space in RFC1738"] == "failed"
+    assert outcomes[surrogates + "lone surrogate in a key"] == "passed"
+    assert outcomes["RFC 1738 serialization > should be strictly equal"] == "failed"
+    assert not any(ident.startswith(("tests ", "pass ", "ok")) for ident in outcomes)
+
+
+def test_tape_failures_are_compacted_with_their_values_and_places() -> None:
+    text = compact_log(read_log("tape_qs.log"), budget=400, exit_code=1).text
+    assert text.splitlines()[0] == "tests 1699, pass 1691, fail 8"
+    assert (
+        "FAILED RFC 1738 serialization > should be strictly equal (at /tmp/qs/test/stringify.js:1706)"
+        in text
+    )
+    assert "actual:   'a=b%20c'" in text
+    assert "node_modules/tape/lib" not in text

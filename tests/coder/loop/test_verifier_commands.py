@@ -23,3 +23,18 @@ def test_npm_scripts_get_paths_after_double_dash(tmp_path):
 
 def test_paths_are_quoted(tmp_path):
     assert narrow_test_command("pytest", ["tests/a b.py"], tmp_path) == "pytest 'tests/a b.py'"
+
+
+def test_a_glob_is_replaced_and_a_directory_keeps_its_pattern(tmp_path):
+    (tmp_path / "test" / "unit").mkdir(parents=True)
+    (tmp_path / "test" / "unit" / "a.js").write_text("")
+    command = "node_modules/.bin/tape 'test/**/*.js'"
+    assert narrow_test_command(command, ["test/unit"], tmp_path) == (
+        "node_modules/.bin/tape 'test/unit/**/*.js'"
+    )
+    assert narrow_test_command(command, ["test/unit/a.js"], tmp_path) == (
+        "node_modules/.bin/tape test/unit/a.js"
+    )
+    assert narrow_test_command("mocha 'spec/*.spec.js' --exit", ["test"], tmp_path) == (
+        "mocha 'spec/*.spec.js' --exit test"
+    )
