@@ -41,6 +41,8 @@ class EventInfo:
     head_repository: str | None = None
     title: str | None = None
     base_ref: str | None = None
+    body: str | None = None
+    """The PR's description as its author wrote it."""
 
 
 def read_event(env: Mapping[str, str]) -> EventInfo | ContextProblem:
@@ -67,6 +69,7 @@ def read_event(env: Mapping[str, str]) -> EventInfo | ContextProblem:
         head_repository=head_repo if isinstance(head_repo, str) else None,
         title=_text(pull, "title") or _text(issue, "title"),
         base_ref=_text(_table(pull, "base"), "ref"),
+        body=_text(pull, "body") or _text(issue, "body"),
     )
 
 

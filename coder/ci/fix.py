@@ -122,6 +122,7 @@ def _pr_context(
         since=target.since,
         number=target.number,
         title=target.event.title,
+        body=target.event.body,
         base_ref=target.event.base_ref or _name(options.base, target.base),
         head_ref=target.event.head_ref or _name(options.head, target.head),
         new_failures=new,

@@ -169,8 +169,9 @@ def _in_repository(missing: MissingImport, files: set[str]) -> bool:
     return any(f == s or f.endswith("/" + s) for s in suffixes for f in files)
 
 
-def briefing_note(base: Baseline) -> str:
-    """What the planner is told about the baseline: tests already red, a missing environment."""
+def briefing_note(base: Baseline, *, planner: bool = True) -> str:
+    """What the model is told about the baseline: tests already red, a missing environment;
+    the planner also how red tests count against the steps it plans."""
     if base.command is None or base.run is None:
         return ""
     lines = []
@@ -179,11 +180,16 @@ def briefing_note(base: Baseline) -> str:
     elif base.exit_code == 0:
         lines.append(f"At the base (before any change) `{base.command}` passes.")
     elif base.failing:
-        lines.append(
-            f"At the base (before any change) these tests already fail under `{base.command}`; "
-            "they do not count against a step unless an invariant names them by id "
+        counting = (
+            "; they do not count against a step unless an invariant names them by id "
             '(e.g. tests_pass {"paths": ["tests/test_x.py::test_y"]}), so do not demand one '
             "that fails for another reason than the task:"
+            if planner
+            else " (before you change anything):"
+        )
+        lines.append(
+            f"At the base (before any change) these tests already fail under `{base.command}`"
+            + counting
         )
         lines += [f"  - {t}" for t in base.failing[:BRIEFING_IDS]]
         if len(base.failing) > BRIEFING_IDS:

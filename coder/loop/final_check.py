@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder.loop.baseline import Baseline
-from coder.loop.testruns import OUTCOME_ENV, TestRun, run_tests
+from coder.loop.testruns import OUTCOME_ENV, TestRun, exited_0, run_tests
 from contracts.result import FinalCheck
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
@@ -93,7 +93,7 @@ def judge_final(run: TestRun, base: Baseline, reused: str = "") -> FinalCheck:
         )
     if result.exit_code == 0:
         return FinalCheck(
-            command=base.command, passed=True, detail=f"the test command exited 0{reused}"
+            command=base.command, passed=True, detail=f"the test command {exited_0(run)}{reused}"
         )
     summary = compact_log(result.output, budget=800, exit_code=result.exit_code).text
     if run.incomplete:

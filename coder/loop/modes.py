@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from coder.loop import prompts
-from coder.loop.baseline import Baseline
+from coder.loop.baseline import Baseline, briefing_note
 from coder.loop.final_check import FullRun, tree_of
 from coder.loop.planning import first_plan, revise_phase
 from coder.loop.reflect import run_reflect
@@ -52,6 +52,7 @@ def run_contract(rt: Runtime) -> None:
             )
         if all(c.status != "failed" for c in checks):
             _commit(rt, step_id, checks)
+            rt.state.summaries[step_id] = summary
             continue
         rt.state.record_checks(step_id, checks, "rolled_back")
         attempt = _attempt_account(summary, rt.checkpoints.patch_since(checkpoint.sha))
@@ -94,7 +95,10 @@ def run_react(rt: Runtime, critique: str = "", phase: str = "react") -> str:
     """One tool loop until final_answer; the whole change is one commit. Returns the model's
     summary. `critique`: reflect mode's verdict on a discarded attempt, for its fresh one."""
     rt.toolbox.policy = PathPolicy(rt.root, None, rt.protected)
-    briefing = prompts.react_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.budget_left(), critique)
+    baseline = briefing_note(rt.baseline, planner=False) if rt.baseline else ""
+    briefing = prompts.react_briefing(
+        rt.task, rt.repo_map, rt.test_cmd, rt.budget_left(), critique, baseline
+    )
     end = rt.session.run_phase(Phase(phase, REACT_TOOLS, briefing, lambda tool, args: None))
     if rt.checkpoints.changes_since("HEAD"):
         rt.checkpoints.commit(f"coder: {phase} run")
@@ -138,9 +142,11 @@ def _execute(rt: Runtime, step: CompiledStep, failure: str) -> str:
         files=step.contract.intended_modification.files,
     )
     rt.toolbox.policy = PathPolicy(rt.root, step.contract.intended_modification.files, rt.protected)
-    briefing = prompts.step_briefing(
-        rt.task, step, rt.state.verified, rt.budget_left(), failure, rt.test_cmd
-    )
+    done = [
+        prompts.DoneStep(s, rt.state.step_commits.get(s, ""), rt.state.summaries.get(s, ""))
+        for s in rt.state.verified
+    ]
+    briefing = prompts.step_briefing(rt.task, step, done, rt.budget_left(), failure, rt.test_cmd)
     end = rt.session.run_phase(
         Phase(f"execute:{step_id}", EXECUTE_TOOLS, briefing, lambda tool, args: None)
     )

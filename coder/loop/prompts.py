@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from contracts.compiler import COMPILABLE_FORMS
 from contracts.validation import CompiledStep, ValidPlan
+
+DONE_SUMMARY_CHARS = 300
 
 SYSTEM_RULES = """\
 You are coder, a careful software engineer working in a git repository through tools.
@@ -77,10 +80,31 @@ def revision_briefing(
     )
 
 
+@dataclass(frozen=True)
+class DoneStep:
+    """A verified step as a later step is told it: a fresh conversation knows nothing else."""
+
+    step_id: str
+    commit: str
+    summary: str
+
+
+def _done_lines(done: list[DoneStep]) -> str:
+    if not done:
+        return "Steps already verified: none"
+    lines = ["Steps already verified (`git show <commit>` in `run` shows what one changed):"]
+    for d in done:
+        said = " ".join(d.summary.split())
+        said = said if len(said) <= DONE_SUMMARY_CHARS else said[: DONE_SUMMARY_CHARS - 1] + "…"
+        commit = f" (commit {d.commit[:10]})" if d.commit else ""
+        lines.append(f"  - {d.step_id}{commit}" + (f": {said}" if said else ""))
+    return "\n".join(lines)
+
+
 def step_briefing(
     task: str,
     step: CompiledStep,
-    done: list[str],
+    done: list[DoneStep],
     left: str,
     failure: str,
     test_cmd: str | None,
@@ -96,16 +120,22 @@ def step_briefing(
         f"Files you may create, edit or delete: {', '.join(contract.intended_modification.files)}\n"
         f"After finish_step the harness checks:\n  - only those files changed\n{checks}\n"
         f"Test command: {test_cmd or '(none detected)'}\n"
-        f"Steps already verified: {', '.join(done) or 'none'}\nBudget left: {left}\n{last}\n"
+        f"{_done_lines(done)}\nBudget left: {left}\n{last}\n"
         "Make the change, run the relevant tests with `run` if useful, then call finish_step."
     )
 
 
 def react_briefing(
-    task: str, repo_map: str, test_cmd: str | None, left: str, critique: str = ""
+    task: str,
+    repo_map: str,
+    test_cmd: str | None,
+    left: str,
+    critique: str = "",
+    baseline: str = "",
 ) -> str:
     """`critique`: a reviewer's verdict on an earlier attempt (reflect mode's retry), which
-    was discarded; the retry sees the verdict, never the earlier transcript."""
+    was discarded; the retry sees the verdict, never the earlier transcript. `baseline`: what
+    the test command said before any change, as the planner is told it."""
     earlier = (
         "An earlier attempt at this task was reviewed and discarded; the code is as it was "
         f"before it. The reviewer's critique:\n{critique}\n\n"
@@ -114,7 +144,8 @@ def react_briefing(
     )
     return (
         f"Task: {task}\n\nTest command: {test_cmd or '(none detected)'}\nBudget: {left}\n\n"
-        f"{earlier}Repository map:\n{repo_map}\n\n"
+        f"{baseline + chr(10) + chr(10) if baseline else ''}{earlier}"
+        f"Repository map:\n{repo_map}\n\n"
         "Work with the tools until the task is done, then call final_answer."
     )
 

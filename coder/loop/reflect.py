@@ -123,12 +123,20 @@ def run_account(run: TestRun | None, baseline: Baseline | None) -> str:
     else:
         verdict = f"it exited {result.exit_code}"
         new = judged_new_failures(run, baseline)
-        still = [t for t in run.failing if baseline and t in set(baseline.failing)]
+        before = (baseline.failing_at_base() if baseline else None) or {}
+        still = [t for t in run.failing if t in before]
+        same = [t for t in still if before[t] == run.messages.get(t, "")]
         if new:
             verdict += f"; {len(new)} test(s) that passed before the change now fail: {_ids(new)}"
-        if still:
-            verdict += f"; still failing as before the change: {_ids(still)}"
+        if same:
+            verdict += f"; still failing as before the change, the same way: {_ids(same)}"
         verdict += "."
+        for t in [t for t in still if t not in same][:IDS_SHOWN]:
+            now = run.messages.get(t, "") or "(no message)"
+            verdict += (
+                f"\n{t} failed before the change too, but differently: it was "
+                f"{_clip(before[t] or '(no message)')}; now {_clip(now)}"
+            )
         if run.incomplete:
             verdict += f" The run was incomplete: {run.incomplete}."
     log = compact_log(result.output, budget=TESTS_BUDGET, exit_code=result.exit_code).text
@@ -208,6 +216,10 @@ def _discard(rt: Runtime, base: Checkpoint, round_: int) -> None:
         restored_by_harness=report.restored_by_harness,
         note="the critique found a problem: the attempt is discarded for a fresh one",
     )
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _ids(ids: list[str]) -> str:

@@ -518,6 +518,8 @@ def _completed_message(rt: Runtime) -> str:
     if rt.mode == "react":
         return "the model finished and the final check passed"
     if rt.mode == "reflect":
+        if state.revisions == 0:
+            return "the critique found no problem; the final check passed"
         return f"{state.revisions} fresh attempt(s) after a critique; the final check passed"
     if rt.mode == "plan":
         return f"{len(state.steps)} step(s) done without verification; the final check passed"

@@ -105,6 +105,8 @@ class RunState:
     rollbacks: int = 0
     steps: dict[str, StepOutcome] = field(default_factory=dict)
     step_commits: dict[str, str] = field(default_factory=dict)
+    summaries: dict[str, str] = field(default_factory=dict)
+    """A verified step's finish_step summary: what later steps are told it did."""
     verified: list[str] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
     idle_turns: int = 0

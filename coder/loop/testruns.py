@@ -16,7 +16,7 @@ from coder.loop.stopflags import split_words, without_stop_flags
 from sandbox.confine import CommandResult, Sandbox
 from sandbox.pipestatus import with_pipeline_status
 from summarizers.completeness import stopped_early
-from summarizers.logs import failure_messages
+from summarizers.logs import failure_messages, summary_line
 from summarizers.outcomes import parse_outcomes
 
 OUTCOME_ENV = {
@@ -120,7 +120,7 @@ def judge(run: TestRun, base: Mapping[str, str] | None, named: set[str]) -> Verd
             False, f"{shown} timed out after {run.result.duration_s:.0f}s and was killed"
         )
     if run.result.exit_code == 0:
-        return Verdict(True, f"{shown} exited 0")
+        return Verdict(True, f"{shown} {exited_0(run)}")
     head = f"{shown} exited {run.result.exit_code}"
     if run.incomplete:
         return Verdict(
@@ -155,6 +155,13 @@ def judge(run: TestRun, base: Mapping[str, str] | None, named: set[str]) -> Verd
         f"{_ids(old)} ({run.passed} passed)",
         old,
     )
+
+
+def exited_0(run: TestRun) -> str:
+    """How a passing run ended, with its counts when the log has them: "exited 0 (476 passed
+    in 3.79s)", so a pass says how much it covered."""
+    summary = summary_line(run.result.output) if run.passed else ""
+    return f"exited 0 ({summary})" if summary else "exited 0"
 
 
 def _clip(text: str, limit: int = 120) -> str:

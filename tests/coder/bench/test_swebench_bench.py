@@ -19,7 +19,8 @@ from coder.bench.swebench_source import SweBenchArgs
 EXPECTED = json.loads((DATA / "expected.json").read_text())
 MODES = "contract,react,plan"
 MODEL = f"script:{SCRIPTS}"
-TIMING = {"wall_s", "harness_s", "node"}
+TIMING = {"wall_s", "harness_s", "node", "timing", "model_s"}
+"""What differs between two runs of the same job: time, and where it ran."""
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 """A whole bench per module: minutes on a loaded 2-core machine, past the default 300 s."""

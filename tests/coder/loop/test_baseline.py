@@ -120,18 +120,21 @@ def test_the_baseline_is_recorded_traced_and_printed(tmp_path: Path, script):
     assert "1 passed, 1 already failing: tests/test_calc.py::test_add" in printed
 
 
-def test_the_planner_is_told_which_tests_already_fail(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("mode", ["contract", "react", "reflect"])
+def test_the_model_is_told_which_tests_already_fail(tmp_path: Path, monkeypatch, mode) -> None:
+    """The planner, and react's and reflect's attempt, which have no plan to count them in."""
     repo = calc_with(tmp_path, {"tests/test_env.py": ENV_TEST})
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     stop = anthropic_message(tool_calls=[anthropic_tool_use("stop", {"reason": "seen"})])
     with fake_anthropic([stop]) as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
         result = run_task(
-            RunOptions(repo=repo, task="fix add", model="anthropic:claude-test")
+            RunOptions(repo=repo, task="fix add", model="anthropic:claude-test", mode=mode)
         ).result
         sent = json.dumps(server.requests[0].body["messages"])
     assert result.stop_reason == "stopped_by_model"
-    assert "these tests already fail" in sent and "names them by id" in sent
+    assert "these tests already fail" in sent
+    assert ("names them by id" in sent) == (mode == "contract")
     assert "tests/test_calc.py::test_add" in sent and "tests/test_env.py" in sent
     assert "`missing_dep` cannot be imported" in sent and "`.worktreeinclude`" in sent
 

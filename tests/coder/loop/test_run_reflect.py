@@ -204,8 +204,19 @@ def test_what_the_critic_is_told_of_the_harness_run(calc_repo) -> None:
     told = run_account(run_tests(box, calc_repo, "python -m pytest -q", 60), base)
     assert told.startswith("The harness ran the test command `python -m pytest -q`")
     assert "it exited 1; 1 test(s) that passed before the change now fail: " in told
-    assert "tests/test_calc.py::test_scale; still failing as before the change: " in told
+    assert (
+        "tests/test_calc.py::test_scale; still failing as before the change, the same way: " in told
+    )
     assert "tests/test_calc.py::test_add." in told and "AssertionError" in told
+
+    (calc_repo / "calc.py").write_text(CALC.replace("a - b", "a * b"))
+    told = run_account(run_tests(box, calc_repo, "python -m pytest -q", 60), base)
+    assert "the same way" not in told
+    assert (
+        "tests/test_calc.py::test_add failed before the change too, but differently: it was "
+        "AssertionError: assert -1 == 5"
+    ) in told
+    assert "now AssertionError: assert 6 == 5" in told
 
     (calc_repo / "calc.py").write_text(CALC.replace("return a - b", "while True:\n        pass"))
     told = run_account(run_tests(box, calc_repo, "python -m pytest -q", 1), base)
