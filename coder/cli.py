@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import sys
 from collections.abc import Callable
@@ -208,7 +209,7 @@ def plan_command(
     file = markup_safe(outcome.plan_file)
     console.print(f"plan written to {file}", highlight=False, soft_wrap=True)
     console.print(
-        f"review or edit it, then: coder run --plan {file} --task ...",
+        f"review or edit it, then: coder run --plan {file} --task {markup_safe(shlex.quote(task))}",
         highlight=False,
         soft_wrap=True,
     )
@@ -282,12 +283,30 @@ def _finish(outcome: RunOutcome, console: Console, json_out: bool) -> NoReturn:
             console.print(f"run directory: {markup_safe(outcome.run_dir)}", highlight=False)
         if outcome.take:
             console.print(markup_safe(outcome.take), highlight=False, soft_wrap=True)
+        if _resumable(outcome):
+            console.print(
+                f"to continue it: coder resume {markup_safe(outcome.run_dir)}",
+                highlight=False,
+                soft_wrap=True,
+            )
         sys.stdout.flush()
     except BrokenPipeError:
         detach_closed()
     if result.stop_reason == "interrupted":
         raise typer.Exit(INTERRUPTED)
     raise typer.Exit(0 if result.status == "verified" else 1)
+
+
+def _resumable(outcome: RunOutcome) -> bool:
+    """A contract run cut short (interrupted, out of time or budget) that left its state."""
+    from contracts.saved_run import RESUMABLE, STATE_FILE
+
+    result = outcome.result
+    return (
+        result.mode == "contract"
+        and result.stop_reason in RESUMABLE
+        and (outcome.run_dir / STATE_FILE).is_file()
+    )
 
 
 def _usage(work: Callable[[], T]) -> T:

@@ -98,14 +98,13 @@ def test_a_signal_mid_run_exits_with_a_complete_run_dir_and_no_worktree(
     while not (trace.is_file() and '"tool": "run"' in trace.read_text()):
         assert time.monotonic() < deadline and proc.poll() is None, proc.stderr
         time.sleep(0.05)
-    started = time.monotonic()
     proc.send_signal(signum)
-    stdout, stderr = proc.communicate(timeout=30)
+    stdout, stderr = proc.communicate(timeout=30)  # well before `sleep 60` would end
     assert proc.returncode == code, stderr
-    assert time.monotonic() - started < 10
     result = json.loads((out / "result.json").read_text())
     assert (result["stop_reason"], result["message"]) == ("interrupted", said)
     assert f"stopped (interrupted): {said}" in stdout
+    assert f"to continue it: coder resume {out}" in stdout
     assert "Traceback" not in stderr
     assert '"run_finished"' in trace.read_text()
     assert not list((repo / ".git" / "coder-worktrees").glob("*"))

@@ -37,6 +37,7 @@ def test_plan_prints_the_table_writes_the_file_and_run_plan_runs_it(tmp_path):
     assert "tests pass in tests/test_calc.py" in out and "a match for /def sub/ in calc.py" in out
     written = next((repo / ".coder" / "plans").glob("*.json"))
     assert f"plan written to {written}" in " ".join(out.split())
+    assert f"coder run --plan {written} --task 'fix add, add sub'" in " ".join(out.split())
     assert unchanged(repo, before)
     assert not list((repo / ".git" / "coder-worktrees").glob("*"))
     assert coder("check-plan", str(written)).returncode == 0
