@@ -19,6 +19,10 @@ _CLASS_VALUES = {"class", "class_expression"}
 _MODIFIERS = {"static", "async", "get", "set", "*", "readonly", "abstract", "override", "declare"}
 
 
+DEFAULT_EXPORT = "default"
+"""The name of what `module.exports = function (...) {...}` exports, as ES `export default`."""
+
+
 @dataclass
 class _Exports:
     es: bool = False
@@ -130,6 +134,9 @@ def _commonjs(node: tree_sitter.Node, exports: _Exports) -> list[tuple[Symbol, b
                     exports.names.add(text_of(member.child_by_field_name("name")))
         elif right.type == "identifier":
             exports.names.add(text_of(right))
+        elif right.type in _FUNCTION_VALUES | _CLASS_VALUES:
+            exports.names.add(DEFAULT_EXPORT)  # the module is this one function or class
+            return [(s, False) for s in _valued(DEFAULT_EXPORT, right, node, "")]
         else:
             exports.opaque = True
         return []

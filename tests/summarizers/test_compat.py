@@ -775,3 +775,32 @@ def test_a_member_whose_name_holds_a_dot_goes_with_its_class() -> None:
     old = "export class LRU {\n  get(k) {}\n  [Symbol.iterator]() {}\n}\n"
     api = diff_symbols(old, "export const x = 1;\n", TS).api
     assert list(api.breaking) == ["LRU"]
+
+
+QS_STYLE_OLD = """\
+var stringify = function stringify(object, prefix, encoder) {
+    return prefix + encoder(object);
+};
+
+module.exports = function (object, opts) {
+    return stringify(object, '', opts.encoder);
+};
+"""
+QS_STYLE_NEW = """\
+var stringify = function stringify(object, prefix, skipEmpty, encoder) {
+    return skipEmpty && object === '' ? '' : prefix + encoder(object);
+};
+
+module.exports = function (object, opts, extra) {
+    return stringify(object, '', opts.skipEmpty, opts.encoder);
+};
+"""
+
+
+def test_a_module_that_exports_one_function_exports_only_that() -> None:
+    """qs's lib/stringify.js: `module.exports = function (...)`; its helpers are private, so
+    a helper's new parameter is no API change; the exported function is judged as `default`."""
+    old = {s.name: s.public for s in extract_symbols(QS_STYLE_OLD, JS).symbols}
+    assert old == {"stringify": False, "default": True}
+    api = diff_symbols(QS_STYLE_OLD, QS_STYLE_NEW, JS).api
+    assert api.reasons() == ["`default`: new required parameter 3 `extra`"]
