@@ -13,13 +13,27 @@ def numbered(lines: list[str], first: int) -> list[str]:
     return [f"{n:>5}| {line}" for n, line in enumerate(lines, first)]
 
 
-def changed_span(first_line: int, new_text: str) -> tuple[int, int]:
-    """1-based first and last line of `new_text` once it stands at `first_line` (one line
-    when it is empty: where the removed text was)."""
-    lines = new_text.replace("\r\n", "\n").count("\n")
-    if new_text.endswith("\n"):
-        lines -= 1  # a replacement ending in a newline ends on the line before it
-    return first_line, first_line + max(0, lines)
+def changed_span(first_line: int, old_text: str, new_text: str) -> tuple[int, int]:
+    """1-based first and last line that differ once `new_text` replaces `old_text` at
+    `first_line`: lines the edit repeated unchanged at either end are not "changed" (one line
+    when nothing is left: where the removed text was)."""
+    old, new = _lines(old_text), _lines(new_text)
+    same_head = 0
+    while same_head < min(len(old), len(new)) and old[same_head] == new[same_head]:
+        same_head += 1
+    same_tail = 0
+    while (
+        same_tail < min(len(old), len(new)) - same_head
+        and old[len(old) - 1 - same_tail] == new[len(new) - 1 - same_tail]
+    ):
+        same_tail += 1
+    first = first_line + same_head
+    return first, max(first, first_line + len(new) - 1 - same_tail)
+
+
+def _lines(text: str) -> list[str]:
+    text = text.replace("\r\n", "\n")
+    return text.removesuffix("\n").split("\n") if text else []
 
 
 def region(content: str, first: int, last: int) -> str:

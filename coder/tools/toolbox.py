@@ -214,7 +214,7 @@ class ToolBox:
             return Observation.error(f"{a.path}: new_text {encoded}")
         if encoded != data:
             target.write_bytes(encoded)
-        first, last = changed_span(outcome.first_line, a.new_text)
+        first, last = changed_span(outcome.first_line, a.old_text, a.new_text)
         span = f"line {first}" if first == last else f"lines {first}-{last}"
         text = f"edited {a.path} ({span} changed); it now reads:\n"
         text += region(outcome.content.replace("\r\n", "\n"), first, last)
