@@ -111,7 +111,12 @@ class ProgressPrinter:
                 "" if e["complete"] else " [yellow](harness restored paths the plan missed)[/]"
             )
             if e["step"] is None and e["to"] == "HEAD":
-                return f"  {e.get('note') or 'reset what the phase commands changed'}"
+                paths = list(e.get("paths") or [])
+                shown = ", ".join(paths[:3]) + (
+                    f" (+{len(paths) - 3} more)" if len(paths) > 3 else ""
+                )
+                note = e.get("note") or "reset what the phase's commands changed"
+                return f"  {note}: {shown}" if shown else f"  {note}"
             what = e["step"] or e.get("phase") or "the change"
             return f"  [yellow]rolled back[/] {what} to {e['to']}{complete}"
         if kind == "critique":

@@ -77,7 +77,12 @@ def test_plan_phase_commands_run_confined_and_what_they_change_is_reset(repo, sc
     assert "# probe" not in seen
     assert result.status == "verified" and "probe" not in result.patch
     assert git(repo, "status", "--porcelain") == "", "the user's tree is never touched"
-    assert "reset what the plan phase's commands changed" in console.export_text()
+    said = next(
+        line
+        for line in console.export_text().splitlines()
+        if "reset what the plan phase's commands changed: " in line
+    )
+    assert said.endswith(" (+1 more)") and said.count(", ") == 2
     render_run(outcome.run_dir, console)
     shown = console.export_text()
     assert "(plan)" in shown and "scratch.txt" in shown, shown
