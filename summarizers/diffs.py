@@ -7,6 +7,7 @@ deleted files); then the hunks themselves in file order while they fit, saying h
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 import unidiff
@@ -15,6 +16,9 @@ from summarizers.tokens import byte_cap, clip_to_bytes, estimate_tokens, utf8_le
 
 _MODE = re.compile(r"^(old|new) mode (\d+)$", re.MULTILINE)
 _NEW_MODE = re.compile(r"^new file mode (\d+)$", re.MULTILINE)
+
+
+LEFT_OUT_FILES = 4
 
 
 @dataclass(frozen=True)
@@ -56,15 +60,26 @@ def summarize_diff(patch: str, *, budget: int = 1500) -> DiffSummary:
         return DiffSummary(table, files, len(hunks), 0)
     shown = _fit(hunks, cap - utf8_len(table))
     if len(shown) < len(hunks):
-        note = f"\n[{len(hunks)} of {len(hunks)} hunks left out]"
+        note = _left_out(hunks, [])
         shown = _fit(hunks, cap - utf8_len(table) - utf8_len(note))
     text = table + _render_hunks(shown)
-    note = f"\n[{len(hunks) - len(shown)} of {len(hunks)} hunks left out]"
+    note = _left_out(hunks, shown)
     if len(shown) < len(hunks) and utf8_len(text + note) <= cap:
         text += note
     if estimate_tokens(text) > budget:
         text = clip_to_bytes(text, cap)
     return DiffSummary(text, files, len(hunks), len(shown))
+
+
+def _left_out(hunks: list[tuple[FileStat, str]], shown: list[tuple[FileStat, str]]) -> str:
+    """Which files' hunks are missing, so a reader knows what the summary does not show."""
+    kept = {id(h) for h in shown}
+    missing = Counter(pair[0].path for pair in hunks if id(pair) not in kept)
+    names = [f"{path} ({n})" for path, n in list(missing.items())[:LEFT_OUT_FILES]]
+    if len(missing) > LEFT_OUT_FILES:
+        names.append(f"+{len(missing) - LEFT_OUT_FILES} more files")
+    left = len(hunks) - len(shown)
+    return f"\n[{left} of {len(hunks)} hunks left out: {', '.join(names)}]"
 
 
 def _fit(hunks: list[tuple[FileStat, str]], room: int) -> list[tuple[FileStat, str]]:

@@ -66,7 +66,12 @@ def test_budget_is_never_exceeded_and_left_out_hunks_are_counted(patch: str, bud
     assert estimate_tokens(summary.text) <= budget
     if budget >= 120 and summary.hunks_shown < summary.hunks_total:
         missing = summary.hunks_total - summary.hunks_shown
-        assert f"[{missing} of {summary.hunks_total} hunks left out]" in summary.text
+        assert f"[{missing} of {summary.hunks_total} hunks left out: " in summary.text
+        said = summary.text.split("hunks left out: ")[1].split("]")[0]
+        for named in said.split(", "):
+            path, count = named.rsplit(" (", 1)
+            assert int(count.rstrip(")")) > 0 and path in {f.path for f in summary.files}
+        assert sum(int(n.rsplit(" (", 1)[1].rstrip(")")) for n in said.split(", ")) == missing
         assert "files changed" in summary.text
 
 
