@@ -272,3 +272,24 @@ def test_the_terminal_says_what_already_fails(tmp_path):
     show = coder("show", run_dir)
     assert show.returncode == 0
     assert "baseline: `python -m pytest -q` exit 1 · 1 passed · 1 already failing" in show.stdout
+
+
+@pytest.mark.parametrize("mode", ["react", "reflect"])
+def test_bound_flags_reach_the_commands_the_model_runs(tmp_path, mode):
+    """--max-file-size is the bound a `run` hits, and the model is told it in words."""
+    repo = make_calc_repo(tmp_path)
+    big = {"tool": "run", "input": {"command": "head -c 3000000 /dev/zero > big.bin"}}
+    done = {"tool": "final_answer", "input": {"summary": "tried"}}
+    turns = [big, done] + ([{"tool": "critique_done", "input": {"verdict": "ok"}}] * 2)
+    script = write_script(tmp_path / "s.json", turns)
+    out = tmp_path / "out"
+    proc = coder(
+        *run_args(repo, script, "--mode", mode, "--max-file-size", "1M", "--out", str(out))
+    )
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr
+    runs = [
+        json.loads(line)
+        for line in (out / "trace.jsonl").read_text().splitlines()
+        if '"tool": "run"' in line and '"observation"' in line
+    ]
+    assert "a file it wrote reached the file size bound (1 MiB)" in runs[0]["text"]

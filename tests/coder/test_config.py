@@ -22,6 +22,14 @@ def test_token_limits_are_config_keys(tmp_path):
         load_repo_config(tmp_path)
 
 
+def test_the_mask_threshold_is_a_config_key(tmp_path):
+    (tmp_path / ".coder.toml").write_text("mask_threshold = 12000\n")
+    assert load_repo_config(tmp_path).mask_threshold == 12000
+    (tmp_path / ".coder.toml").write_text("mask_threshold = 0\n")
+    with pytest.raises(ConfigError, match="mask_threshold"):
+        load_repo_config(tmp_path)
+
+
 def test_dotfile_wins_and_unknown_keys_are_named(tmp_path):
     (tmp_path / ".coder.toml").write_text("max_turn = 3\nsandboxx = 'none'\n")
     with pytest.raises(ConfigError, match="max_turn, sandboxx"):
