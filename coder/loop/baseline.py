@@ -176,9 +176,13 @@ def briefing_note(base: Baseline, *, planner: bool = True) -> str:
         return ""
     lines = []
     if base.timed_out:
-        lines.append(f"At the base (before any change) `{base.command}` timed out.")
+        lines.append(
+            f"Before any change (at the commit this run starts from) `{base.command}` timed out."
+        )
     elif base.exit_code == 0:
-        lines.append(f"At the base (before any change) `{base.command}` passes.")
+        lines.append(
+            f"Before any change (at the commit this run starts from) `{base.command}` passes."
+        )
     elif base.failing:
         counting = (
             "; they do not count against a step unless an invariant names them by id "
@@ -188,7 +192,7 @@ def briefing_note(base: Baseline, *, planner: bool = True) -> str:
             else " (before you change anything):"
         )
         lines.append(
-            f"At the base (before any change) these tests already fail under `{base.command}`"
+            f"Before any change (at the commit this run starts from) these tests already fail under `{base.command}`"
             + counting
         )
         lines += [f"  - {t}" for t in base.failing[:BRIEFING_IDS]]
@@ -196,7 +200,7 @@ def briefing_note(base: Baseline, *, planner: bool = True) -> str:
             lines.append(f"  (+{len(base.failing) - BRIEFING_IDS} more)")
     else:
         lines.append(
-            f"At the base (before any change) `{base.command}` exits {base.exit_code} "
+            f"Before any change (at the commit this run starts from) `{base.command}` exits {base.exit_code} "
             "without naming a failing test."
         )
     if base.incomplete:

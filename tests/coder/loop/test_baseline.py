@@ -185,4 +185,7 @@ def test_a_passing_baseline_says_so(tmp_path: Path) -> None:
     base = run_baseline(sandbox(repo), repo, "python -m pytest -q", 60)
     assert (base.exit_code, base.failing, base.missing_environment) == (0, [], [])
     assert base.result().passed == 1
-    assert briefing_note(base) == "At the base (before any change) `python -m pytest -q` passes."
+    assert (
+        briefing_note(base)
+        == "Before any change (at the commit this run starts from) `python -m pytest -q` passes."
+    )
