@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,12 @@ def coder(*args: str, cwd: Path | None = None, **kw: Any) -> subprocess.Complete
     )
 
 
+def interruptible() -> None:
+    """A child's SIGINT back to the default: a suite started in the background (`cmd &` in a
+    script) ignores SIGINT, its children inherit that, and Ctrl-C tests would then wait forever."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_coder(*args: str, **kw: Any) -> subprocess.Popen[str]:
     """A `coder` process left running, its output piped, for tests that signal or race it."""
     return subprocess.Popen(
@@ -41,6 +48,7 @@ def start_coder(*args: str, **kw: Any) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         env=coder_env(),
+        preexec_fn=interruptible,
         **kw,
     )
 

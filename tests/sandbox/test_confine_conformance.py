@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from clirun import interruptible
 
 from sandbox.cgroups import cgroups_available
 from sandbox.confine import Sandbox, bwrap_unavailable_reason, make_sandbox
@@ -305,11 +306,12 @@ def test_ctrl_c_in_the_harness_ends_the_command(mode: str, root: Path) -> None:
         stderr=subprocess.DEVNULL,
         text=True,
         env={**os.environ, "PYTHONPATH": str(repo_root)},
+        preexec_fn=interruptible,
     )
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "starting"
     heartbeat = root / "heartbeat"
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while not heartbeat.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert heartbeat.exists()

@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from clirun import interruptible
 
 from sandbox.checkpoint import Checkpoints
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
@@ -268,6 +269,7 @@ def test_ctrl_c_removes_the_worktree_and_keeps_the_branch(repo: Path) -> None:
         stderr=subprocess.DEVNULL,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        preexec_fn=interruptible,
     )
     assert proc.stdout is not None
     path = Path(proc.stdout.readline().strip())

@@ -116,7 +116,7 @@ def test_search_hits_keep_their_indentation_and_copy_into_an_edit(sent) -> None:
 
 def test_an_edit_answers_with_the_edited_region(sent) -> None:
     answer = last_result(sent[3])
-    assert answer.startswith("edited calc.py (lines 1-2 changed); it now reads:\n")
+    assert answer.startswith("edited calc.py (line 2 changed); it now reads:\n")  # line 1 kept
     assert "    1| def add(a, b):\n    2|     return a * b\n    3| \n" in answer
     assert "    5| def scale(value, factor=2):" in answer  # three lines of context after
     fixed = last_result(sent[7])
