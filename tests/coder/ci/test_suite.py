@@ -4,7 +4,7 @@ from pathlib import Path
 
 from ci_repos import FAST_PYTEST, git, js_pr, python_pr, write
 
-from coder.ci.suite import choose_test_command, compare_runs, run_suite
+from coder.ci.suite import choose_test_command, compare_runs, run_suite, tree_sandbox
 from coder.ci.trees import commit_tree
 from sandbox.confine import make_sandbox
 
@@ -46,3 +46,37 @@ def test_command_from_flag_then_config_then_detection(tmp_path: Path) -> None:
     broken = choose_test_command(None, repo)
     assert broken.warnings and "test_cmnd" in broken.warnings[0]
     assert broken.command is not None and broken.command.source == "detected"
+
+
+def test_the_tree_of_a_commit_sees_the_checkouts_ignored_dependencies(tmp_path: Path) -> None:
+    """`coder ci` gets the environment a run gets: the checkout's ignored node_modules
+    (with a bare sandbox of the tree the same suite fails: "Cannot find module")."""
+    repo = tmp_path / "deps"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    write(
+        repo,
+        {
+            ".gitignore": "node_modules/\n",
+            "index.js": "module.exports = (n) => require('is-number')(n) ? n * 2 : null;\n",
+            "test/double.test.js": (
+                "const test = require('node:test');\nconst assert = require('node:assert');\n"
+                "test('doubles', () => assert.strictEqual(require('..')(2), 4));\n"
+            ),
+        },
+    )
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    write(
+        repo,
+        {"node_modules/is-number/index.js": "module.exports = (n) => typeof n === 'number';\n"},
+    )
+    with commit_tree(repo, head) as tree:
+        assert not (tree / "node_modules").exists()
+        bare = run_suite(
+            make_sandbox("auto", tree), tree, "node --test test/", ref="main", commit=head
+        )
+        sandbox = tree_sandbox(tree, "auto", "node --test test/", None)
+        outcome = run_suite(sandbox, tree, "node --test test/", ref="main", commit=head)
+    assert not bare.run.passed and "is-number" in bare.run.log
+    assert outcome.run.passed, outcome.run.log
