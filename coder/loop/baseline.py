@@ -169,6 +169,10 @@ def _in_repository(missing: MissingImport, files: set[str]) -> bool:
     return any(f == s or f.endswith("/" + s) for s in suffixes for f in files)
 
 
+BEFORE = "Before any change (at the commit this run starts from)"
+"""Not "at the base": in a PR fix the PR's base is another commit, and both are told."""
+
+
 def briefing_note(base: Baseline, *, planner: bool = True) -> str:
     """What the model is told about the baseline: tests already red, a missing environment;
     the planner also how red tests count against the steps it plans."""
@@ -176,32 +180,24 @@ def briefing_note(base: Baseline, *, planner: bool = True) -> str:
         return ""
     lines = []
     if base.timed_out:
-        lines.append(
-            f"Before any change (at the commit this run starts from) `{base.command}` timed out."
-        )
+        lines.append(f"{BEFORE} `{base.command}` timed out.")
     elif base.exit_code == 0:
-        lines.append(
-            f"Before any change (at the commit this run starts from) `{base.command}` passes."
-        )
+        lines.append(f"{BEFORE} `{base.command}` passes.")
     elif base.failing:
         counting = (
             "; they do not count against a step unless an invariant names them by id "
             '(e.g. tests_pass {"paths": ["tests/test_x.py::test_y"]}), so do not demand one '
             "that fails for another reason than the task:"
             if planner
-            else " (before you change anything):"
+            else ":"
         )
-        lines.append(
-            f"Before any change (at the commit this run starts from) these tests already fail under `{base.command}`"
-            + counting
-        )
+        lines.append(f"{BEFORE} these tests already fail under `{base.command}`" + counting)
         lines += [f"  - {t}" for t in base.failing[:BRIEFING_IDS]]
         if len(base.failing) > BRIEFING_IDS:
             lines.append(f"  (+{len(base.failing) - BRIEFING_IDS} more)")
     else:
         lines.append(
-            f"Before any change (at the commit this run starts from) `{base.command}` exits {base.exit_code} "
-            "without naming a failing test."
+            f"{BEFORE} `{base.command}` exits {base.exit_code} without naming a failing test."
         )
     if base.incomplete:
         lines.append(f"The baseline run was incomplete: {base.incomplete}.")

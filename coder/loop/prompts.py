@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from contracts.compiler import COMPILABLE_FORMS
 from contracts.validation import CompiledStep, ValidPlan
+from summarizers.tokens import clip_chars
 
 DONE_SUMMARY_CHARS = 300
 
@@ -94,8 +95,7 @@ def _done_lines(done: list[DoneStep]) -> str:
         return "Steps already verified: none"
     lines = ["Steps already verified (`git show <commit>` in `run` shows what one changed):"]
     for d in done:
-        said = " ".join(d.summary.split())
-        said = said if len(said) <= DONE_SUMMARY_CHARS else said[: DONE_SUMMARY_CHARS - 1] + "…"
+        said = clip_chars(" ".join(d.summary.split()), DONE_SUMMARY_CHARS)
         commit = f" (commit {d.commit[:10]})" if d.commit else ""
         lines.append(f"  - {d.step_id}{commit}" + (f": {said}" if said else ""))
     return "\n".join(lines)
@@ -136,6 +136,7 @@ def react_briefing(
     """`critique`: a reviewer's verdict on an earlier attempt (reflect mode's retry), which
     was discarded; the retry sees the verdict, never the earlier transcript. `baseline`: what
     the test command said before any change, as the planner is told it."""
+    base = f"{baseline}\n\n" if baseline else ""
     earlier = (
         "An earlier attempt at this task was reviewed and discarded; the code is as it was "
         f"before it. The reviewer's critique:\n{critique}\n\n"
@@ -144,8 +145,7 @@ def react_briefing(
     )
     return (
         f"Task: {task}\n\nTest command: {test_cmd or '(none detected)'}\nBudget: {left}\n\n"
-        f"{baseline + chr(10) + chr(10) if baseline else ''}{earlier}"
-        f"Repository map:\n{repo_map}\n\n"
+        f"{base}{earlier}Repository map:\n{repo_map}\n\n"
         "Work with the tools until the task is done, then call final_answer."
     )
 

@@ -29,10 +29,12 @@ from sandbox.gitcli import git
 from sandbox.policy import PathPolicy
 from summarizers.diffs import summarize_diff
 from summarizers.logs import compact_log
+from summarizers.tokens import clip_chars
 
 DIFF_BUDGET = 1500
 TESTS_BUDGET = 1200
 IDS_SHOWN = 10
+MESSAGE_CHARS = 160
 
 Attempt = Callable[[Runtime, str, str], str]
 """(runtime, critique of the discarded attempt or "", phase name) -> the attempt's summary."""
@@ -135,7 +137,7 @@ def run_account(run: TestRun | None, baseline: Baseline | None) -> str:
             now = run.messages.get(t, "") or "(no message)"
             verdict += (
                 f"\n{t} failed before the change too, but differently: it was "
-                f"{_clip(before[t] or '(no message)')}; now {_clip(now)}"
+                f"{clip_chars(before[t] or '(no message)', MESSAGE_CHARS)}; now {clip_chars(now, MESSAGE_CHARS)}"
             )
         if run.incomplete:
             verdict += f" The run was incomplete: {run.incomplete}."
@@ -216,10 +218,6 @@ def _discard(rt: Runtime, base: Checkpoint, round_: int) -> None:
         restored_by_harness=report.restored_by_harness,
         note="the critique found a problem: the attempt is discarded for a fresh one",
     )
-
-
-def _clip(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _ids(ids: list[str]) -> str:

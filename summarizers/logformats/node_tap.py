@@ -171,7 +171,8 @@ def _failure(lines: list[str], ident: str, start: int, end: int, log: ParsedLog)
     compared += [j for j, k in owner.items() if k in ("expected", "actual") and j not in compared]
     failure.details = sorted(set(failure.details) | set(compared))[:14]
     interesting = [fields[k][0] for k in ("error", "location") if k in fields] + compared
-    interesting += [fields[k][0] for k in ("at",) if k in fields]  # tape's location
+    if "at" in fields:  # tape's name for the location
+        interesting.append(fields["at"][0])
     for key in ("location", "at"):
         if key in fields:
             add_unique(failure.locations, references(_unquote(fields[key][1]), None))
