@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from coder.loop.testruns import is_named, named_by
+from calcrepo import CALC
+
+from coder.loop.testruns import is_named, judge, named_by, run_tests
+from sandbox.confine import make_sandbox
 
 
 def test_paths_that_are_node_ids_name_tests_files_and_directories_do_not() -> None:
@@ -20,3 +23,10 @@ def test_an_invariants_own_command_names_the_ids_it_selects() -> None:
     assert is_named("tests/test_a.py::test_p[1-2]", named)
     assert named_by([], "pytest tests/test_b.py::test_y -k fast") == {"tests/test_b.py::test_y"}
     assert is_named("tests/test_b.py::test_y[slow]", {"tests/test_b.py::test_y"})
+
+
+def test_a_passing_run_says_how_many_tests_it_saw_pass(calc_repo) -> None:
+    (calc_repo / "calc.py").write_text(CALC.replace("a - b", "a + b"))
+    run = run_tests(make_sandbox("auto", calc_repo), calc_repo, "python -m pytest -q", 60)
+    verdict = judge(run, None, set())
+    assert verdict.passed and verdict.head == "`python -m pytest -q` exited 0 (2 tests passed)"
