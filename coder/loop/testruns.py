@@ -18,6 +18,7 @@ from sandbox.pipestatus import with_pipeline_status
 from summarizers.completeness import stopped_early
 from summarizers.logs import failure_messages
 from summarizers.outcomes import parse_outcomes
+from summarizers.tokens import clip_chars
 
 OUTCOME_ENV = {
     "PYTEST_ADDOPTS": "-rA -p no:cacheprovider --continue-on-collection-errors --maxfail=0"
@@ -138,7 +139,7 @@ def judge(run: TestRun, base: Mapping[str, str] | None, named: set[str]) -> Verd
     if counted:
         why = f"{head}: {len(counted)} failing test(s) count against the step: {_ids(counted)}"
         for t in changed[:3]:
-            why += f"\n{t} failed at the base, but differently (was: {_clip(base[t])})"
+            why += f"\n{t} failed at the base, but differently (was: {clip_chars(base[t], 120)})"
         if old:
             why += f"\nalready failing at the base the same way (not counted): {_ids(old)}"
         return Verdict(False, why, old, counted)
@@ -161,10 +162,6 @@ def exited_0(run: TestRun) -> str:
     """How a passing run ended, with how many tests it saw pass ("exited 0 (476 tests
     passed)"), so a pass says how much it covered; no timings, so a replay reads the same."""
     return f"exited 0 ({run.passed} tests passed)" if run.passed else "exited 0"
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _ids(ids: list[str], limit: int = 8) -> str:
