@@ -76,10 +76,17 @@ def _baseline(base: dict[str, Any]) -> str:
 
 def _totals(console: Console, result: dict[str, Any]) -> None:
     tokens = _dict(result, "tokens")
+    branch = m(result.get("branch", "?"))
+    pr = _dict(result, "pr")
+    if pr.get("pushed_branch"):  # coder ci fix drops the run's branch once the fix is pushed
+        number = f" for PR #{m(pr['number'])}" if pr.get("number") is not None else ""
+        branch = (
+            f"{m(pr['pushed_branch'])} (pushed{number} at {m(str(pr.get('pushed_commit'))[:10])})"
+        )
     console.print(
         f"turns {m(result.get('model_turns', '?'))} · tokens in {_count(tokens.get('input'))} "
         f"out {_count(tokens.get('output'))} · rollbacks {m(result.get('rollbacks', '?'))} · "
-        f"revisions {m(result.get('revisions', '?'))} · branch {m(result.get('branch', '?'))}",
+        f"revisions {m(result.get('revisions', '?'))} · branch {branch}",
         highlight=False,
     )
     console.print(time_line(result), highlight=False)

@@ -111,6 +111,9 @@ def fix(
         str,
         typer.Option(help="revert: a fix that reverts the whole PR fails (exit 1, no push)."),
     ] = "",
+    record: Annotated[
+        Path | None, typer.Option(help="Write the model's replies as a replayable script.")
+    ] = None,
 ) -> None:
     """When tests fail at head, have the agent fix them; push only a verified fix."""
     _choice("--format", format, FORMATS)
@@ -135,6 +138,7 @@ def fix(
         env=env,
         warn=lambda line: typer.echo(f"warning: {plain(line)}", err=True),
         fail_on=conditions,
+        record=record,
     )
     try:
         report = run_fix(options)

@@ -56,6 +56,8 @@ class FixOptions:
     warn: Callable[[str], None] | None = None
     fail_on: list[FixFailOn] = field(default_factory=list)
     """`revert`: a fix that reverts the whole PR is a failure, and nothing is pushed."""
+    record: Path | None = None
+    """Write the model's replies here as a replayable script (as `coder run --record`)."""
 
 
 @dataclass(frozen=True)
@@ -254,6 +256,7 @@ def _run_and_push(
                     named_secrets=False,
                     task_context=context,
                     pr=target.record(),
+                    record=options.record,
                 )
             )
         except UsageError as exc:

@@ -6,6 +6,7 @@ import html
 from pathlib import Path
 from typing import Literal
 
+import unidiff
 from pydantic import BaseModel, ConfigDict, Field
 
 from coder.ci.comments import FIX_MARKER
@@ -13,6 +14,7 @@ from coder.ci.pr_effect import PrEffect
 from coder.ci.render import fenced, folded
 from coder.loop.trace import read_trace
 from contracts.result import PullRequestRecord, RunResult
+from summarizers.logformats.context import is_test_path
 
 FixStatus = Literal[
     "tests_pass", "old_failures_only", "pushed", "not_verified", "push_failed", "reverts_pr"
@@ -125,6 +127,8 @@ def render_fix_markdown(report: FixReport) -> str:
     headline = _HEADLINES[report.status]
     if report.status == "pushed" and effect is not None and effect.reverts_all:
         headline = REVERTING_HEADLINE
+    if report.status == "pushed" and (tests_only := _tests_only(report.patch)):
+        headline += f" It changes tests only: {tests_only}."
     lines = [FIX_MARKER, "## coder ci fix", "", headline, "", report.message]
     if effect is not None:
         lines += ["", f"**What the fix does to the PR:** {effect.sentence}.", "", _hunks(effect)]
@@ -166,6 +170,19 @@ def render_fix_markdown(report: FixReport) -> str:
     if report.run_id:
         lines += ["", f"<sub>run {report.run_id}, test command `{report.test_cmd}`</sub>"]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _tests_only(patch: str) -> str:
+    """The files of a fix that touches nothing but tests, for the headline: a failing test made
+    to pass by changing the test is what a reviewer must see first. "" for any other fix."""
+    try:
+        files = list(unidiff.PatchSet(patch)) if patch.strip() else []
+    except unidiff.UnidiffParseError:
+        return ""
+    paths = [f.path for f in files]
+    if not paths or not all(is_test_path(p) for p in paths):
+        return ""
+    return ", ".join(f"`{f.path}` (+{f.added} −{f.removed})" for f in files)
 
 
 def _hunks(effect: PrEffect) -> str:

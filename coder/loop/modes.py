@@ -51,8 +51,8 @@ def run_contract(rt: Runtime) -> None:
                 **_run_facts(check, rt.baseline),
             )
         if all(c.status != "failed" for c in checks):
-            _commit(rt, step_id, checks)
             rt.state.summaries[step_id] = summary
+            _commit(rt, step, checks)
             continue
         rt.state.record_checks(step_id, checks, "rolled_back")
         attempt = _attempt_account(summary, rt.checkpoints.patch_since(checkpoint.sha))
@@ -87,8 +87,8 @@ def run_plan_baseline(rt: Runtime) -> None:
         step = plan.steps[step_id]
         checkpoint = rt.checkpoints.take(step_id)
         rt.trace.emit("checkpoint", step=step_id, sha=checkpoint.sha)
-        _execute(rt, step, "")
-        _commit(rt, step_id, [], status="done_unverified")
+        rt.state.summaries[step_id] = _execute(rt, step, "")
+        _commit(rt, step, [], status="done_unverified")
 
 
 def run_react(rt: Runtime, critique: str = "", phase: str = "react") -> str:
@@ -166,8 +166,11 @@ def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
     )
 
 
-def _commit(rt: Runtime, step_id: str, checks: list[Check], status: str = "verified") -> None:
-    sha = rt.checkpoints.commit(f"coder: {step_id}")
+def _commit(rt: Runtime, step: CompiledStep, checks: list[Check], status: str = "verified") -> None:
+    step_id = step.contract.step_id
+    sha = rt.checkpoints.commit(
+        commit_message(step, rt.session.redact(rt.state.summaries.get(step_id, "")), checks)
+    )
     if rt.checkpoints.left_out:
         rt.trace.emit("observation", tool=None, status="error", text=oversized_note(rt))
     rt.state.step_commits[step_id] = sha
@@ -180,6 +183,18 @@ def _commit(rt: Runtime, step_id: str, checks: list[Check], status: str = "verif
         rt.state.verified.append(step_id)
         rt.trace.emit("step_verified", step=step_id, commit=sha)
     rt.session.progress()
+
+
+def commit_message(step: CompiledStep, summary: str, checks: list[Check]) -> str:
+    """A step's commit reads as history, since a fix can be merged as it is (coder ci fix):
+    the title, what the executor said it did, and what the verifier checked."""
+    contract = step.contract
+    body = [summary.strip()] if summary.strip() else []
+    passed = [c.kind for c in checks if c.status == "passed"]
+    trailers = [f"Coder-Step: {contract.step_id}"]
+    if passed:
+        trailers.append(f"Coder-Verified: {', '.join(dict.fromkeys(passed))}")
+    return "\n\n".join([f"coder: {contract.title or contract.step_id}", *body, "\n".join(trailers)])
 
 
 def _rollback(rt: Runtime, step: CompiledStep, checkpoint_sha: str) -> None:

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from coder.ci.cli import ci_app
 from coder.ci.comments import FIX_MARKER
+from coder.cli import app
 
 try:
     import coder.loop.runner  # noqa: F401
@@ -102,6 +103,33 @@ def test_verified_fix_goes_to_its_own_branch_and_the_pr_branch_is_untouched(
     assert body.startswith(FIX_MARKER) and "`origin/coder/fix-7`" in body
     assert "git fetch origin coder/fix-7" in body
     assert github.token not in result.output
+    shown = CliRunner().invoke(app, ["show", report["run_dir"]])
+    assert shown.exit_code == 0, shown.output
+    assert f"branch coder/fix-7 (pushed for PR #7 at {fixed[:10]})" in " ".join(
+        shown.output.split()
+    )
+
+
+def test_record_writes_a_script_that_replays_to_the_same_fix(
+    tmp_path: Path, github: FakeGitHub
+) -> None:
+    repo, remote, _base, _head, env = _setup(tmp_path, github)
+    script = write_script(tmp_path / "fix.json", [PLAN, _edit("x * 3"), FINISH])
+    recorded = tmp_path / "recorded.json"
+    first = _fix(
+        repo, env, "--model", f"script:{script}", "--format", "json", "--record", str(recorded)
+    )
+    assert first.exit_code == 0, first.output
+    turns = json.loads(recorded.read_text())
+    assert [t["tool"] for t in turns["turns"]] == ["submit_plan", "edit_file", "finish_step"]
+    fixed = json.loads(first.stdout)["final_commit"]
+    git(remote, "update-ref", "-d", "refs/heads/coder/fix-7")
+    again = _fix(repo, env, "--model", f"script:{recorded}", "--format", "json")
+    assert again.exit_code == 0, again.output
+    replayed = json.loads(again.stdout)["final_commit"]
+    assert git(remote, "rev-parse", f"{replayed}^{{tree}}") == git(
+        remote, "rev-parse", f"{fixed}^{{tree}}"
+    )
 
 
 def test_unverified_fix_pushes_nothing_and_says_why(tmp_path: Path, github: FakeGitHub) -> None:

@@ -59,6 +59,29 @@ def test_happy_path_verifies_commits_and_leaves_user_tree_alone(calc_repo, scrip
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
 
 
+def test_a_step_commit_reads_as_history(calc_repo, script):
+    """A fix can be merged as it is, so its commit says what the step was, what was done and
+    what was checked; a step without a title is named by its id."""
+    titled = {**FIX_STEP, "title": "Make add() add"}
+    result, _, _ = run(
+        calc_repo,
+        script(
+            plan(titled),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "add() returned a - b; now a + b."}},
+        ),
+    )
+    assert result.status == "verified"
+    message = git(calc_repo, "log", "-1", "--format=%B", result.branch).strip()
+    subject, summary, trailers = message.split("\n\n")
+    assert subject == "coder: Make add() add"
+    assert summary == "add() returned a - b; now a + b."
+    assert trailers.splitlines() == [
+        "Coder-Step: fix-add",
+        "Coder-Verified: files_within_scope, tests_pass, signature_unchanged",
+    ]
+
+
 def test_broken_signature_is_rolled_back_and_revised(calc_repo, script):
     broken = {
         "path": "calc.py",
