@@ -10,7 +10,7 @@ import unidiff
 from pydantic import BaseModel, ConfigDict, Field
 
 from coder.ci.comments import FIX_MARKER
-from coder.ci.pr_effect import PrEffect
+from coder.ci.pr_effect import PrEffect, PrHunk
 from coder.ci.render import fenced, folded
 from coder.loop.trace import read_trace
 from contracts.result import PullRequestRecord, RunResult
@@ -187,9 +187,15 @@ def _tests_only(patch: str) -> str:
 
 def _hunks(effect: PrEffect) -> str:
     rows = ["| file | line at head | changed lines | the fix |", "|---|---|---|---|"]
-    rows += [f"| `{h.path}` | {h.head_line} | {h.lines} | {h.fate} |" for h in effect.hunks]
+    rows += [f"| `{h.path}` | {h.head_line} | {h.lines} | {_fate(h)} |" for h in effect.hunks]
     n = len(effect.hunks)
     return folded(f"the PR's {n} hunk{'s' if n != 1 else ''}, one by one", "\n".join(rows))
+
+
+def _fate(hunk: PrHunk) -> str:
+    if hunk.fate == "changed" and hunk.reverted_lines:
+        return f"changed ({hunk.reverted_lines} line(s) back as at base)"
+    return hunk.fate
 
 
 def _patch(patch: str) -> str:

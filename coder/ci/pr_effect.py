@@ -5,7 +5,9 @@ not hidden behind "the tests pass". Three zero-context diffs answer it: the PR (
 head), the fix (head → fix) and their sum (merge base → fix). A PR hunk the fix does not touch
 is kept; one it touches is reverted when the sum has nothing left at that place (the lines are
 as they were at base), else changed. Each hunk weighs its changed lines (a replaced line
-counts once), which is how the sentence counts them.
+counts once), which is how the sentence counts them. A changed hunk may still be partly
+reverted: the sum's lines at that place weigh less than the PR's, and the difference counts
+as reverted lines (a lower bound: a fix that also adds lines there hides some of it).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class PrHunk(BaseModel):
     lines: int
     """Changed lines of the PR in this hunk: max(removed, added); 1 for a binary file."""
     fate: Fate
+    reverted_lines: int = 0
+    """Of `lines`, how many are back as at base: all of them when reverted, some when changed."""
 
 
 class PrEffect(BaseModel):
@@ -50,6 +54,10 @@ class PrEffect(BaseModel):
         return sum(h.lines for h in self.hunks if fate is None or h.fate == fate)
 
     @property
+    def reverted_lines(self) -> int:
+        return sum(h.reverted_lines for h in self.hunks)
+
+    @property
     def reverts_all(self) -> bool:
         """Every hunk of the PR is back as it was at base: merging the fix undoes the PR."""
         return bool(self.hunks) and all(h.fate == "reverted" for h in self.hunks)
@@ -57,7 +65,7 @@ class PrEffect(BaseModel):
     @property
     def sentence(self) -> str:
         """One plain sentence, e.g. "this fix reverts 1 of 1 changed lines of the PR"."""
-        total, reverted = self.lines(), self.lines("reverted")
+        total, reverted = self.lines(), self.reverted_lines
         if not self.hunks:
             text = "the PR changes no text lines, so there is nothing of it to keep or revert"
         elif self.reverts_all:
@@ -79,7 +87,7 @@ class PrEffect(BaseModel):
             said = ", ".join(counts[:-1]) + f" and {counts[-1]}" if len(counts) > 1 else counts[0]
             text = (
                 f"this fix reverts {reverted} of {total} changed lines of the PR; "
-                f"of its {len(self.hunks)} hunks it {said}"
+                f"of its {len(self.hunks)} hunk{'s' if len(self.hunks) != 1 else ''} it {said}"
             )
         if self.outside_lines:
             text += f"; it also changes {self.outside_lines} line(s) the PR did not touch"
@@ -159,7 +167,14 @@ def classify(
             if binary_fate is not None:
                 fate = binary_fate(base_key, head_key)
                 effect.hunks.append(
-                    PrHunk(path=head_key, base_line=1, head_line=1, lines=1, fate=fate)
+                    PrHunk(
+                        path=head_key,
+                        base_line=1,
+                        head_line=1,
+                        lines=1,
+                        fate=fate,
+                        reverted_lines=int(fate == "reverted"),
+                    )
                 )
             continue
         fix_hunks = fix[head_key].hunks if head_key in fix else []
@@ -167,13 +182,15 @@ def classify(
         for hunk in f.hunks:
             hits = {(head_key, k) for k, h in enumerate(fix_hunks) if h.old.meets(hunk.new)}
             touched |= hits
+            fate, reverted = _fate(hunk, bool(hits), net_hunks)
             effect.hunks.append(
                 PrHunk(
                     path=head_key,
                     base_line=hunk.old.start,
                     head_line=hunk.new.start,
                     lines=hunk.weight,
-                    fate=_fate(hunk, bool(hits), net_hunks),
+                    fate=fate,
+                    reverted_lines=reverted,
                 )
             )
     effect.outside_lines = sum(
@@ -182,12 +199,14 @@ def classify(
     return effect
 
 
-def _fate(hunk: _Hunk, touched: bool, net_hunks: list[_Hunk]) -> Fate:
+def _fate(hunk: _Hunk, touched: bool, net_hunks: list[_Hunk]) -> tuple[Fate, int]:
+    """The hunk's fate and how many of its lines are back as at base."""
     if not touched:
-        return "kept"
-    if any(h.old.touches(hunk.old) for h in net_hunks):
-        return "changed"
-    return "reverted"
+        return "kept", 0
+    left = sum(h.weight for h in net_hunks if h.old.touches(hunk.old))
+    if not left:
+        return "reverted", hunk.weight
+    return "changed", max(0, hunk.weight - left)
 
 
 def _diff(repo: Path, old: str, new: str) -> str:

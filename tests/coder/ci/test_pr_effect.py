@@ -73,6 +73,32 @@ def test_fates(
 
 
 @pytest.mark.parametrize(
+    ("pr", "fix", "reverted"),
+    [
+        ({"m.py": "a\nb\nc\nX\nY\nZ\nd\ne\nf\ng\n"}, {"m.py": "a\nb\nc\nX\nZ\nd\ne\nf\ng\n"}, 1),
+        ({"m.py": "a\nB\nC\nD\ne\nf\ng\n"}, {"m.py": "a\nB\nc\nD\ne\nf\ng\n"}, 1),
+        ({"m.py": "a\nB\nC\nD\ne\nf\ng\n"}, {"m.py": "a\nB\nQ\nD\ne\nf\ng\n"}, 0),
+    ],
+    ids=[
+        "one-of-three-inserted-lines-removed",
+        "one-of-three-replaced-lines-restored",
+        "rewritten",
+    ],
+)
+def test_a_partly_reverted_hunk_counts_its_reverted_lines(
+    tmp_path: Path, pr: dict[str, str | None], fix: dict[str, str | None], reverted: int
+) -> None:
+    """The live trial's case: the fix undid part of a PR hunk, and the sentence said it
+    reverted nothing."""
+    repo, base, head, fixed = _history(tmp_path, pr, fix)
+    effect = pr_effect(repo, base, head, fixed)
+    assert [(h.fate, h.lines, h.reverted_lines) for h in effect.hunks] == [("changed", 3, reverted)]
+    assert effect.sentence == (
+        f"this fix reverts {reverted} of 3 changed lines of the PR; of its 1 hunk it changes 1"
+    )
+
+
+@pytest.mark.parametrize(
     ("fix", "fate"),
     [(b"\x00base", "reverted"), (b"\x00head", "kept"), (b"\x00other", "changed")],
 )
