@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 
 from coder.display import LastingConsole, detach_closed, markup_safe, plain
-from coder.exits import INTERRUPTED, fail
+from coder.exits import INTERRUPTED, check_sandbox, fail
 
 if TYPE_CHECKING:
     from coder.loop.runner import RunOutcome
@@ -53,6 +53,9 @@ AllowUnverified = Annotated[
     bool, typer.Option(help="Keep invariants no rule compiles as advisory.")
 ]
 BaseUrl = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
+Record = Annotated[
+    Path | None, typer.Option(help="Write the model's replies as a replayable script.")
+]
 HELP_WIDTH_OFF_TERMINAL = 160
 """--help piped or captured is laid out this wide instead of rich's 80 columns."""
 
@@ -87,9 +90,7 @@ def run(
     json_out: JsonOut = False,
     allow_unverified: AllowUnverified = False,
     base_url: BaseUrl = None,
-    record: Annotated[
-        Path | None, typer.Option(help="Write the model's replies as a replayable script.")
-    ] = None,
+    record: Record = None,
     max_memory: Annotated[
         str | None, typer.Option(help="Memory per command, all its processes (default 4G).")
     ] = None,
@@ -122,7 +123,7 @@ def run(
     from coder.loop.runner import RunOptions, run_task
     from coder.progress import ProgressPrinter
 
-    _check_sandbox(sandbox)
+    check_sandbox(sandbox)
     if no_revise and max_revisions is not None:
         fail("--no-revise and --max-revisions contradict each other; give one")
     command_limits = _command_limits(max_memory, max_file_size, max_growth)
@@ -176,6 +177,7 @@ def plan_command(
     sandbox: SandboxMode = None,
     allow_unverified: AllowUnverified = False,
     base_url: BaseUrl = None,
+    record: Record = None,
 ) -> None:
     """Plan only: print the plan as a table and write it to a file; nothing is changed."""
     from coder.loop.plan_only import plan_task
@@ -183,7 +185,7 @@ def plan_command(
     from coder.plan_table import plan_table, plan_title
     from coder.progress import ProgressPrinter
 
-    _check_sandbox(sandbox)
+    check_sandbox(sandbox)
     console = _log_console(False)
     options = RunOptions(
         repo=repo,
@@ -196,8 +198,9 @@ def plan_command(
         sandbox=sandbox,
         allow_unverified=allow_unverified,
         base_url=base_url,
+        record=record,
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,
-        listeners=[ProgressPrinter(console)],
+        listeners=[ProgressPrinter(console, heading="plan")],
         warn=_warn,
     )
     _sigterm_as_interrupt()
@@ -235,6 +238,7 @@ def resume(
     ] = False,
     json_out: JsonOut = False,
     base_url: BaseUrl = None,
+    record: Record = None,
 ) -> None:
     """Continue a run that was interrupted, timed out or ran out of budget.
 
@@ -243,7 +247,7 @@ def resume(
     from coder.loop.resume import ResumeOptions, resume_task
     from coder.progress import ProgressPrinter
 
-    _check_sandbox(sandbox)
+    check_sandbox(sandbox)
     console = _log_console(json_out)
     printer = ProgressPrinter(console)
     options = ResumeOptions(
@@ -258,6 +262,7 @@ def resume(
         sandbox=sandbox,
         out_dir=out,
         approve=approve,
+        record=record,
         reviewer=_reviewer(console, printer),
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,
         listeners=[printer],
@@ -322,11 +327,6 @@ def _usage(work: Callable[[], T]) -> T:
         fail(str(exc))
     except KeyboardInterrupt:
         fail("stopped before the run began; nothing was changed", INTERRUPTED)
-
-
-def _check_sandbox(sandbox: str | None) -> None:
-    if sandbox not in (None, "auto", "bwrap", "none"):
-        fail(f"--sandbox must be auto, bwrap or none, not {sandbox!r}")
 
 
 def _reviewer(console: Console, printer: ProgressPrinter) -> TerminalReviewer | None:

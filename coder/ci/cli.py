@@ -18,7 +18,7 @@ from coder.ci.context import ContextProblem, PullRequestContext, load_pr_context
 from coder.ci.errors import CiInputError
 from coder.ci.report import FailOn
 from coder.display import plain
-from coder.exits import fail
+from coder.exits import check_sandbox, choice, fail
 
 if TYPE_CHECKING:
     from coder.ci.fix_report import FixFailOn
@@ -31,7 +31,6 @@ ci_app = typer.Typer(
 )
 
 FORMATS = ("markdown", "json")
-SANDBOXES = ("auto", "bwrap", "none")
 FAIL_ON: tuple[FailOn, ...] = ("breaking", "tests")
 FIX_FAIL_ON: tuple[FixFailOn, ...] = ("revert",)
 Condition = TypeVar("Condition", bound=str)
@@ -56,8 +55,8 @@ def review(
     pr: Annotated[int | None, typer.Option(help="PR number (default: from the event).")] = None,
 ) -> None:
     """Report what a change does to symbols and tests; optionally post it on the PR."""
-    _choice("--format", format, FORMATS)
-    _choice("--sandbox", sandbox, SANDBOXES)
+    choice("--format", format, FORMATS)
+    check_sandbox(sandbox)
     conditions = _fail_on(fail_on, FAIL_ON)
     ctx = _post_context(pr) if post else None
     from coder.ci.render import render_markdown
@@ -116,8 +115,8 @@ def fix(
     ] = None,
 ) -> None:
     """When tests fail at head, have the agent fix them; push only a verified fix."""
-    _choice("--format", format, FORMATS)
-    _choice("--sandbox", sandbox, SANDBOXES)
+    choice("--format", format, FORMATS)
+    check_sandbox(sandbox)
     conditions = _fail_on(fail_on, FIX_FAIL_ON)
     from coder.ci.fix import FixOptions, run_fix
     from coder.ci.fix_report import render_fix_markdown
@@ -190,8 +189,3 @@ def _fail_on(text: str, known: tuple[Condition, ...]) -> list[Condition]:
     if unknown:
         fail(f"--fail-on: unknown {', '.join(unknown)} (known: {', '.join(known)})")
     return [n for n in known if n in names]
-
-
-def _choice(flag: str, value: str, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        fail(f"{flag} must be one of {', '.join(allowed)}, not {value!r}")

@@ -84,6 +84,7 @@ def _plan_only(
         if not unrunnable:
             rt.trace.emit(
                 "run_finished",
+                session="plan",
                 status="planned" if plan is not None else "stopped",
                 stop_reason=reason,
                 message=message,

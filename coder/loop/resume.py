@@ -47,6 +47,8 @@ class ResumeOptions:
     ask: Callable[[str], str] | None = None
     listeners: list[Listener] = field(default_factory=list)
     warn: Callable[[str], None] | None = None
+    record: Path | None = None
+    """Write the resumed part's model replies here as a replayable script."""
 
 
 def resume_task(options: ResumeOptions) -> RunOutcome:
@@ -71,6 +73,7 @@ def resume_task(options: ResumeOptions) -> RunOutcome:
             sandbox=options.sandbox or saved.sandbox,
             allow_unverified=saved.allow_unverified,
             out_dir=options.out_dir,
+            record=options.record,
             approve=saved.approve or options.approve,
             reviewer=options.reviewer,
             ask=options.ask,

@@ -67,6 +67,20 @@ def test_bad_inputs_exit_2_with_one_line_and_change_nothing(tmp_path):
     )
 
 
+def test_an_unknown_sandbox_is_said_alike_by_every_command(tmp_path):
+    repo = make_calc_repo(tmp_path)
+    said = "error: --sandbox must be one of auto, bwrap, none, not 'docker'"
+    for argv in (
+        ["run", "--task", "x", "--repo", str(repo), "--model", "script:/x.json"],
+        ["plan", "--task", "x", "--repo", str(repo), "--model", "script:/x.json"],
+        ["resume", str(tmp_path), "--model", "script:/x.json"],
+        ["ci", "review", "--repo", str(repo), "--base", "HEAD", "--head", "HEAD"],
+        ["ci", "fix", "--repo", str(repo)],
+    ):
+        proc = coder(*argv, "--sandbox", "docker")
+        assert (proc.returncode, proc.stderr.strip()) == (2, said), argv
+
+
 def test_no_model_and_no_key_is_a_clear_usage_error(tmp_path):
     repo = make_calc_repo(tmp_path)
     proc = coder("run", "--task", "x", "--repo", str(repo))

@@ -54,6 +54,33 @@ def test_plan_prints_the_table_writes_the_file_and_run_plan_runs_it(tmp_path):
     assert [s["stepId"] for s in result["steps"]] == ["fix-add", "add-sub"]
 
 
+def test_plan_says_it_is_a_plan_and_its_record_replays_to_the_same_plan(tmp_path):
+    repo = calc(tmp_path)
+    base = git(repo, "rev-parse", "HEAD")
+    planner = write_script(tmp_path / "p.json", [plan(FIX_STEP, ADD_SUB)])
+    recorded, first, second = tmp_path / "rec.json", tmp_path / "1.json", tmp_path / "2.json"
+    proc = coder(
+        "plan", "--task", "t", "--repo", str(repo), "--model", f"script:{planner}",
+        "--out", str(first), "--record", str(recorded),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"coder plan from {base[:10]};"), proc.stdout
+    assert [t["tool"] for t in json.loads(recorded.read_text())["turns"]] == ["submit_plan"]
+    proc = coder(
+        "plan", "--task", "t", "--repo", str(repo), "--model", f"script:{recorded}",
+        "--out", str(second),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert second.read_text() == first.read_text()
+    session = next((repo / ".coder" / "runs").iterdir())
+    shown = coder("show", str(session))
+    assert shown.returncode == 0, shown.stderr
+    assert " ".join(shown.stdout.split()).startswith(
+        "coder plan session, planned: plan v1: 2 step(s), nothing changed"
+    ), shown.stdout
+    assert "no result.json: the run did not finish" not in shown.stdout
+
+
 def test_plan_exits_like_run_when_the_model_stops(tmp_path):
     repo = calc(tmp_path)
     stops = write_script(tmp_path / "p.json", [{"tool": "stop", "input": {"reason": "unclear"}}])

@@ -38,8 +38,13 @@ def resume_and_check(tmp_path: Path, repo: Path, out: Path) -> dict:
     assert state["head"] == state["step_commits"]["fix-add"] == state["in_progress"]["checkpoint"]
     assert git(repo, "rev-parse", state["branch"]).strip() == state["head"]
     rest = write_script(tmp_path / "rest.json", SUB_TURNS)
-    proc = coder("resume", str(out), "--model", f"script:{rest}", "--json")
+    recorded = tmp_path / "resumed.json"
+    proc = coder(
+        "resume", str(out), "--model", f"script:{rest}", "--json", "--record", str(recorded)
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    turns = json.loads(recorded.read_text())["turns"]  # the resumed part's replies only
+    assert [(t["tool"], t["input"]) for t in turns] == [(t["tool"], t["input"]) for t in SUB_TURNS]
     result = json.loads(proc.stdout)
     assert (result["status"], result["resumed_from"]) == ("verified", state["run_id"])
     assert result["branch"] == state["branch"]
