@@ -200,7 +200,7 @@ def plan_command(
         base_url=base_url,
         record=record,
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,
-        listeners=[ProgressPrinter(console, heading="plan")],
+        listeners=[ProgressPrinter(console)],
         warn=_warn,
     )
     _sigterm_as_interrupt()

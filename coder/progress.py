@@ -20,11 +20,8 @@ MARK = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "unverified": "[yell
 
 
 class ProgressPrinter:
-    def __init__(self, console: Console, heading: str | None = None) -> None:
-        """`heading`: what the first line calls the session ("plan" for `coder plan`, whose
-        branch is thrown away), instead of "<mode> run on <branch>"."""
+    def __init__(self, console: Console) -> None:
         self.console = console
-        self.heading = heading
         self.live: Status | None = console.status("starting…") if console.is_terminal else None
         if self.live:
             self.live.start()
@@ -68,7 +65,8 @@ class ProgressPrinter:
                     f"and {limits['max_reply_tokens']:,} of reply ({limits['token_source']})"
                 )
             self.model = str(e["model"])
-            what = self.heading or f"{e['mode']} run on {e['branch']}"
+            # a plan session's branch is thrown away: not worth naming
+            what = "plan" if e.get("session") == "plan" else f"{e['mode']} run on {e['branch']}"
             return (
                 f"[bold]coder[/] {what} from {e['base_commit'][:10]}{dirty}; "
                 f"model {e['model']}, sandbox {e['sandbox']}, tests `{e.get('test_cmd')}`{notes}"

@@ -26,12 +26,12 @@ def render_run(run_dir: Path, console: Console) -> None:
     result = _load_json(run_dir / "result.json", problems)
     trace = run_dir / "trace.jsonl"
     events = read_trace(trace) if trace.is_file() else []
-    finished: dict[str, Any] = next(
-        (e for e in reversed(events) if e.get("type") == "run_finished"), {}
-    )
     if result is not None:
         _headline(console, result, problems)
-    elif finished.get("session") == "plan":
+    elif any(e.get("type") == "run_started" and e.get("session") == "plan" for e in events):
+        finished: dict[str, Any] = next(
+            (e for e in reversed(events) if e.get("type") == "run_finished"), {}
+        )
         console.print(
             f"[bold]coder plan[/] session, {m(finished.get('status', '?'))}: "
             f"{m(finished.get('message', ''))} (a plan session changes nothing and writes no "

@@ -43,7 +43,7 @@ def plan_task(options: RunOptions, out: Path | None = None) -> PlanOutcome:
     target = (out or top_level(options.repo.resolve()) / PLANS_DIR / f"{run_id}.json").resolve()
     if target.is_dir():
         raise UsageError(f"--out {out} is a directory; give the plan file's path")
-    options = replace(options, run_id=run_id, mode="contract", apply=False)
+    options = replace(options, run_id=run_id, mode="contract", apply=False, session="plan")
     (plan, reason, message), run_dir = open_run(options, _plan_only)
     if plan is None:
         return PlanOutcome(None, None, reason, message, run_dir)
@@ -84,7 +84,6 @@ def _plan_only(
         if not unrunnable:
             rt.trace.emit(
                 "run_finished",
-                session="plan",
                 status="planned" if plan is not None else "stopped",
                 stop_reason=reason,
                 message=message,

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from coder.config import (
     ConfigError,
@@ -109,6 +109,9 @@ class RunOptions:
     """Who approves under --approve: the terminal; None when there is none."""
     resume: ResumePoint | None = None
     """Set by `coder resume`: the run this one continues (its branch, plan, steps, budgets)."""
+    session: Literal["run", "plan"] = "run"
+    """"plan" for `coder plan`: the plan phase alone, on a branch it throws away; in the
+    trace's run_started, for the progress line and `coder show`."""
 
 
 @dataclass(frozen=True)
@@ -279,6 +282,7 @@ def _runtime(
         task=options.task,
         task_context=options.task_context,
         mode=options.mode,
+        session=options.session,
         model=model_spec,
         repo=str(workspace.repo),
         worktree=str(workspace.path),
