@@ -52,6 +52,13 @@ JsonOut = Annotated[bool, typer.Option("--json", help="Print result.json on stdo
 AllowUnverified = Annotated[
     bool, typer.Option(help="Keep invariants no rule compiles as advisory.")
 ]
+AllowNoTests = Annotated[
+    bool,
+    typer.Option(
+        "--allow-no-tests",
+        help="Go on when the test command runs no test (the final check says so).",
+    ),
+]
 BaseUrl = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
 Record = Annotated[
     Path | None, typer.Option(help="Write the model's replies as a replayable script.")
@@ -89,6 +96,7 @@ def run(
     ] = False,
     json_out: JsonOut = False,
     allow_unverified: AllowUnverified = False,
+    allow_no_tests: AllowNoTests = False,
     base_url: BaseUrl = None,
     record: Record = None,
     max_memory: Annotated[
@@ -146,6 +154,7 @@ def run(
         out_dir=out,
         apply=apply,
         allow_unverified=allow_unverified,
+        allow_no_tests=allow_no_tests,
         base_url=base_url,
         record=record,
         command_limits=command_limits,
@@ -176,6 +185,7 @@ def plan_command(
     cmd_timeout: CmdTimeout = None,
     sandbox: SandboxMode = None,
     allow_unverified: AllowUnverified = False,
+    allow_no_tests: AllowNoTests = False,
     base_url: BaseUrl = None,
     record: Record = None,
 ) -> None:
@@ -197,6 +207,7 @@ def plan_command(
         cmd_timeout_s=cmd_timeout,
         sandbox=sandbox,
         allow_unverified=allow_unverified,
+        allow_no_tests=allow_no_tests,
         base_url=base_url,
         record=record,
         ask=_terminal_ask(console) if sys.stdin.isatty() else None,

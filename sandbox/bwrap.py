@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from sandbox.acl import NOBODY_UID, grants
@@ -21,12 +22,13 @@ from sandbox.homes import credential_files, hidden_homes, tool_dirs
 from sandbox.limits import Limits
 from sandbox.privileges import choose_privileges
 from sandbox.repo_env import RepoEnvironment, plain_environment
-from sandbox.running import CommandResult, inside_root, run_limited
+from sandbox.running import CommandResult, inside_root, read_reports, run_limited
 from sandbox.scratch import scratch_dir, sweep_stale
 from sandbox.sockets import host_sockets
 from sandbox.view import (
     PRIVATE_HOME,
     PRIVATE_TMP,
+    REPORTS_VIEW,
     HostFacts,
     build_view,
     covered_roots,
@@ -93,10 +95,17 @@ class BwrapSandbox:
     ) -> CommandResult:
         workdir = inside_root(self.root, cwd)
         environment = sandbox_environment(
-            os.environ, env, home=str(PRIVATE_HOME), tmpdir=str(PRIVATE_TMP)
+            os.environ,
+            env,
+            home=str(PRIVATE_HOME),
+            tmpdir=str(PRIVATE_TMP),
+            reports=str(REPORTS_VIEW),
         )
         environment.update(self.privileges.env)
         scratch = scratch_dir(SCRATCH_PREFIX)
+        reports = scratch / "reports"
+        reports.mkdir()
+        reports.chmod(0o777)
         try:
             for _ in range(_SETUP_RETRIES):
                 sockets = host_sockets()
@@ -108,11 +117,11 @@ class BwrapSandbox:
                     environment,
                     timeout_s,
                     self.limits,
-                    growth_roots=[self.root],
+                    growth_roots=[self.root, reports],
                 )
                 if not _socket_vanished(result, sockets):
-                    return result
-            return result
+                    break
+            return replace(result, reports=read_reports(reports))
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 

@@ -53,6 +53,7 @@ def sandbox_environment(
     *,
     home: str,
     tmpdir: str,
+    reports: str | None = None,
 ) -> dict[str, str]:
     """The complete environment for one confined command."""
     env = {
@@ -73,4 +74,6 @@ def sandbox_environment(
     env.update(FIXED)
     env["HOME"] = home
     env["TMPDIR"] = tmpdir
+    if reports is not None:
+        env["CODER_REPORTS"] = reports
     return env

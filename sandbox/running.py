@@ -12,7 +12,7 @@ import os
 import signal
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox.cgroups import CommandCgroup
@@ -40,6 +40,10 @@ class CommandResult:
     dropped_bytes: int = 0
     bound: str | None = None  # memory | pids | file_size | growth: which bound it hit
     bound_limit: int = 0  # that bound's value (bytes, or processes)
+    reports: dict[str, bytes] = field(default_factory=dict)
+    """Files the command left in `$CODER_REPORTS` (a directory in its private temporary
+    directory), by name: a runner's structured report (pytest's JUnit XML), read back after
+    the command, since the private temporary directory itself is thrown away."""
 
     @property
     def bound_message(self) -> str:
@@ -114,6 +118,27 @@ def run_limited(
         bound=bound,
         bound_limit=limit,
     )
+
+
+REPORTS_ENV = "CODER_REPORTS"
+REPORT_BYTES = 256 << 20
+"""A report larger than this is not read back (a runaway writer, not a runner's report)."""
+
+
+def read_reports(directory: Path) -> dict[str, bytes]:
+    """The regular files a command left in its reports directory, by name."""
+    found: dict[str, bytes] = {}
+    try:
+        entries = list(directory.iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        try:
+            if entry.is_file() and entry.stat().st_size <= REPORT_BYTES:
+                found[entry.name] = entry.read_bytes()
+        except OSError:
+            continue
+    return found
 
 
 def _size(n: int) -> str:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from sandbox.environment import sandbox_environment
 from sandbox.isolation import make_undumpable, pid_namespace_prefix
 from sandbox.limits import Limits
 from sandbox.repo_env import RepoEnvironment, plain_environment
-from sandbox.running import CommandResult, inside_root, run_limited
+from sandbox.running import CommandResult, inside_root, read_reports, run_limited
 from sandbox.scratch import scratch_dir, sweep_stale
 
 PRIVATE_PREFIX = "coder-cmd-"
@@ -69,11 +70,17 @@ class UnconfinedSandbox:
         try:
             (private / "home").mkdir()
             (private / "tmp").mkdir()
+            reports = private / "tmp" / ".coder-reports"
+            reports.mkdir()
             environment = sandbox_environment(
-                os.environ, env, home=str(private / "home"), tmpdir=str(private / "tmp")
+                os.environ,
+                env,
+                home=str(private / "home"),
+                tmpdir=str(private / "tmp"),
+                reports=str(reports),
             )
             prefix = list(self._isolation or ())
-            return run_limited(
+            result = run_limited(
                 command,
                 [*prefix, self._bash, "-c", command],
                 workdir,
@@ -83,5 +90,6 @@ class UnconfinedSandbox:
                 reap_leftovers=self._isolation is None,
                 growth_roots=[self.root, private],
             )
+            return replace(result, reports=read_reports(reports))
         finally:
             shutil.rmtree(private, ignore_errors=True)

@@ -32,6 +32,9 @@ from sandbox.repo_env import RepoEnvironment
 
 PRIVATE_HOME = Path("/tmp/home")
 PRIVATE_TMP = Path("/tmp")
+REPORTS_VIEW = PRIVATE_TMP / ".coder-reports"
+"""Where a command sees its reports directory (`$CODER_REPORTS`): bound from `scratch/reports`
+on the host, so what a runner writes there outlives the private /tmp."""
 GIT_VIEW = Path("/run/coder/git")
 MODULES_VIEW = Path("/run/coder/modules")
 _SMALL_TMPFS = 64 << 20
@@ -76,6 +79,8 @@ def build_view(
         plan.ro(Path("/proc/sysrq-trigger"))
     plan.tmpfs(PRIVATE_TMP, perms=0o1777, size=tmp_bytes)
     plan.dir(PRIVATE_HOME, perms=0o777)
+    if (scratch / "reports").is_dir():
+        plan.rw(scratch / "reports", REPORTS_VIEW)
     for root in covered_roots(facts):
         if root != PRIVATE_TMP:
             plan.hide(root, size=_SMALL_TMPFS)

@@ -6,7 +6,6 @@ failures -> render by priority under the budget. Every step is a pure function o
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -89,22 +88,6 @@ def _whole(lines: list[str], progress: set[int], extra: list[str], budget: int) 
     kept = [x for i, x in enumerate(lines) if i not in progress] if progress else lines
     whole = "\n".join([*kept, *extra])
     return whole if whole.strip() and estimate_tokens(whole) <= budget else None
-
-
-_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
-
-
-def failure_messages(text: str) -> dict[str, str]:
-    """Failing id -> "ExcType: message", as the log's own format parser reads them: enough to
-    tell a test that fails the same way as before from one that now fails differently. Memory
-    addresses are masked; they differ between two runs of the same failure."""
-    lines = prepare(text).lines
-    parsed = _parse(detect(lines).parse, lines)
-    out: dict[str, str] = {}
-    for f in parsed.failures:
-        said = f"{f.exc_type}: {f.message}" if f.exc_type and f.message else f.exc_type or f.message
-        out.setdefault(f.id, _ADDRESS.sub("0x…", said))
-    return out
 
 
 def known_formats() -> list[str]:

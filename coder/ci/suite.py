@@ -16,11 +16,10 @@ from typing import Literal
 from coder.ci.errors import CiInputError
 from coder.ci.report import SuiteRun
 from coder.config import ConfigError, detect_test_cmd, load_repo_config
-from coder.loop.final_check import OUTCOME_ENV
+from coder.verdict.run import run_tests
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
 from sandbox.repo_env import RepoEnvironmentError, prepare_tree_environment
 from summarizers.logs import compact_log
-from summarizers.outcomes import parse_outcomes
 
 DEFAULT_TIMEOUT_S = 600.0
 LOG_BUDGET = 1500
@@ -107,10 +106,11 @@ def run_suite(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     budget: int = LOG_BUDGET,
 ) -> SuiteOutcome:
-    result = sandbox.run(command, cwd=tree, timeout_s=timeout_s, env=OUTCOME_ENV)
+    tests = run_tests(sandbox, tree, command, timeout_s)
+    result = tests.result
     passed = result.exit_code == 0 and not result.timed_out
     output = _relative_paths(result.output, tree)
-    outcomes = parse_outcomes(output)
+    outcomes = tests.outcomes
     compact = compact_log(output, budget=budget, exit_code=result.exit_code)
     named = sorted(t for t, o in outcomes.items() if o in FAILING)
     run = SuiteRun(

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coder.loop.testruns import TestRun, run_tests
+from coder.verdict.judge import Facts
+from coder.verdict.run import TestRun, run_tests
 from contracts.result import BaselineResult
 from sandbox.changes import worktree_files
 from sandbox.confine import Sandbox
@@ -67,6 +68,10 @@ class Baseline:
     def incomplete(self) -> str | None:
         return self.run.incomplete if self.run else None
 
+    def facts(self) -> Facts | None:
+        """What the baseline showed, as the judge compares a later run with it."""
+        return self.run.facts() if self.run else None
+
     def failing_at_base(self) -> dict[str, str] | None:
         """Tests known red before the change, and how they failed; None when the baseline
         knows nothing per test."""
@@ -102,14 +107,29 @@ class Baseline:
         }
 
 
-def run_baseline(sandbox: Sandbox, root: Path, command: str | None, timeout_s: float) -> Baseline:
-    """Raises BaselineUnrunnable when the command cannot start; the run must not begin."""
+def run_baseline(
+    sandbox: Sandbox,
+    root: Path,
+    command: str | None,
+    timeout_s: float,
+    *,
+    allow_no_tests: bool = False,
+) -> Baseline:
+    """Raises BaselineUnrunnable when the command cannot start, timed out, or ran no test
+    (unless `allow_no_tests`): the run must not begin, since no verdict could be trusted."""
     if not command:
-        return Baseline(None)
+        if allow_no_tests:
+            return Baseline(None)
+        raise BaselineUnrunnable(
+            "no test command found for this repository: pass --test-cmd (or set test_cmd), "
+            "or --allow-no-tests to run without tests"
+        )
     started = time.monotonic()
     run = run_tests(sandbox, root, command, timeout_s)
     duration = time.monotonic() - started
-    problem = unrunnable(run)
+    problem = unrunnable(run) or timed_out(run, timeout_s)
+    if problem is None and not allow_no_tests:
+        problem = ran_no_test(run)
     if problem:
         raise BaselineUnrunnable(problem)
     missing = []
@@ -131,6 +151,44 @@ def unrunnable(run: TestRun) -> str | None:
     return (
         f"the test command `{run.requested}` cannot run: {what} (exit {code}); "
         "fix the command with --test-cmd or the test_cmd config key"
+    )
+
+
+NO_TESTS = re.compile(
+    r"\bno tests? (?:ran|found|collected|to run)\b|\bcollected 0 items\b|^Ran 0 tests\b"
+    r"|\bfile or directory not found\b|\bNo test files found\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+PYTEST_NO_TESTS = (4, 5)
+"""pytest's exit codes for a usage error (a path that does not exist) and no test collected."""
+
+
+def ran_no_test(run: TestRun) -> str | None:
+    """One line when the baseline ran no test at all: every later verdict would be empty."""
+    if run.result.timed_out or run.outcomes or run.passed:
+        return None
+    runners = {s.runner for s in run.log.sections}
+    said = NO_TESTS.search(run.result.output[-20_000:])
+    pytest_code = "pytest" in runners and run.result.exit_code in PYTEST_NO_TESTS
+    totals = [s.counts for s in run.log.sections if s.counts]
+    zero = bool(totals) and all(not any(c.values()) for c in totals)
+    if not (said or pytest_code or zero):
+        return None
+    why = said.group(0) if said else f"exit {run.result.exit_code}"
+    return (
+        f"the test command `{run.requested}` ran no test on the untouched tree ({why}): "
+        "pass a --test-cmd that runs the repository's tests, or --allow-no-tests to run "
+        "without them"
+    )
+
+
+def timed_out(run: TestRun, timeout_s: float) -> str | None:
+    """One line when the baseline hit the command time limit: every later run would too."""
+    if not run.result.timed_out:
+        return None
+    return (
+        f"the test command `{run.requested}` timed out after {timeout_s:.0f}s on the untouched "
+        "tree: pass a larger --cmd-timeout, or a narrower --test-cmd"
     )
 
 

@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder.loop.baseline import Baseline
-from coder.loop.testruns import OUTCOME_ENV, TestRun, exited_0, run_tests
+from coder.verdict.evidence import final_check as final_check_result
+from coder.verdict.judge import final_policy, judge
+from coder.verdict.run import TestRun, run_tests
 from contracts.result import FinalCheck
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
 from sandbox.gitcli import git
-from summarizers.logs import compact_log
 
 __all__ = [
-    "OUTCOME_ENV",
     "FullRun",
     "final_check",
     "judge_final",
@@ -73,61 +73,23 @@ def final_check(
     base: Baseline,
     timeout_s: float,
     reuse: TestRun | None = None,
+    removed: frozenset[str] = frozenset(),
 ) -> FinalCheck:
     if not base.command:
-        return FinalCheck(command=None, passed=True, detail="no test command; nothing to check")
+        return FinalCheck(
+            command=None,
+            passed=True,
+            detail="no test command: nothing was tested (--allow-no-tests)",
+        )
     run = reuse or run_tests(sandbox, root, base.command, timeout_s)
     reused = " (the last step's run of it on this same tree)" if reuse else ""
-    return judge_final(run, base, reused)
+    return judge_final(run, base, reused, removed)
 
 
-def judge_final(run: TestRun, base: Baseline, reused: str = "") -> FinalCheck:
-    """The final check's verdict on a run of the base's test command: pure, no command runs."""
-    result = run.result
-    if result.timed_out:
-        return FinalCheck(
-            command=base.command,
-            passed=False,
-            detail=f"the test command timed out after {result.duration_s:.0f}s",
-            timed_out=True,
-        )
-    if result.exit_code == 0:
-        return FinalCheck(
-            command=base.command, passed=True, detail=f"the test command {exited_0(run)}{reused}"
-        )
-    summary = compact_log(result.output, budget=800, exit_code=result.exit_code).text
-    if run.incomplete:
-        return FinalCheck(
-            command=base.command,
-            passed=False,
-            detail=f"exit {result.exit_code}, and the run was incomplete: {run.incomplete}; "
-            f"the tests after the stop never ran{reused}\n{summary}",
-        )
-    now = run.outcomes
-    passed_before = {t for t, o in base.outcomes.items() if o == "passed"}
-    new_failures = sorted(
-        t for t in passed_before if now.get(t, "missing") in ("failed", "error", "missing")
-    )
-    if base.incomplete:  # a test the base never reached may have passed there
-        known = set(base.failing)
-        new_failures = sorted({*new_failures, *(t for t in run.failing if t not in known)})
-    if base.exit_code in (0, None) or base.timed_out or not base.outcomes or not now:
-        why = "it passed at the base" if base.exit_code == 0 else "no per-test outcomes to compare"
-        return FinalCheck(
-            command=base.command,
-            passed=False,
-            new_failures=new_failures,
-            detail=f"exit {result.exit_code} ({why}){reused}\n{summary}",
-        )
-    if new_failures:
-        return FinalCheck(
-            command=base.command,
-            passed=False,
-            new_failures=new_failures,
-            detail=f"{len(new_failures)} test(s) that passed at the base now fail{reused}\n{summary}",
-        )
-    return FinalCheck(
-        command=base.command,
-        passed=True,
-        detail=f"exit {result.exit_code}, but every failing test already failed at the base{reused}",
-    )
+def judge_final(
+    run: TestRun, base: Baseline, reused: str = "", removed: frozenset[str] = frozenset()
+) -> FinalCheck:
+    """The final check's verdict on a run of the base's test command: the one judge under
+    the final check's policy; pure, no command runs."""
+    verdict = judge(run.facts(), base.facts(), final_policy(removed))
+    return final_check_result(verdict, run, reused)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from coder.loop.baseline import Baseline
 from coder.loop.runtime import Runtime
-from coder.loop.testruns import TestRun
+from coder.verdict.run import restored_run
 from contracts.result import Timing
 from contracts.saved_run import (
     InProgress,
@@ -151,13 +151,13 @@ def restored_baseline(saved: SavedBaseline) -> Baseline:
         output="",
         timed_out=saved.timed_out,
     )
-    run = TestRun(
-        requested=saved.command,
-        command=ran,
-        result=result,
-        outcomes=dict(saved.outcomes),
-        incomplete=saved.incomplete,
-        removed=list(saved.removed),
-        messages=dict(saved.messages),
+    run = restored_run(
+        saved.command,
+        ran,
+        result,
+        saved.outcomes,
+        saved.messages,
+        saved.incomplete,
+        list(saved.removed),
     )
     return Baseline(saved.command, run, saved.duration_s, list(saved.missing_environment))

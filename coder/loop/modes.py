@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from coder.loop import prompts
-from coder.loop.baseline import Baseline, briefing_note
+from coder.loop.baseline import briefing_note
 from coder.loop.final_check import FullRun, tree_of
 from coder.loop.planning import first_plan, revise_phase
 from coder.loop.reflect import run_reflect
@@ -48,7 +48,7 @@ def run_contract(rt: Runtime) -> None:
                 detail=check.detail,
                 evidence=check.evidence,
                 duration_s=round(check.command_s, 3),
-                **_run_facts(check, rt.baseline),
+                **_run_facts(check),
             )
         if all(c.status != "failed" for c in checks):
             rt.state.summaries[step_id] = summary
@@ -243,17 +243,12 @@ def _attempt_account(summary: str, patch: str) -> str:
     )
 
 
-def _run_facts(check: Check, baseline: Baseline | None) -> dict[str, object]:
+def _run_facts(check: Check) -> dict[str, object]:
     """What a check's test run showed, for readers of the trace (the bench's failure classes):
     whether it was killed at its time limit, and which tests that passed at the base failed."""
-    if check.run is None:
-        head = (check.evidence.splitlines() or [""])[0]
-        return {"timed_out": head.startswith("`") and "` timed out after " in head}
-    passed = {t for t, o in baseline.outcomes.items() if o == "passed"} if baseline else set()
-    return {
-        "timed_out": check.run.result.timed_out,
-        "regressed": [t for t in check.run.failing if t in passed],
-    }
+    if check.verdict is None:
+        return {"timed_out": check.timed_out}
+    return {"timed_out": check.timed_out, "regressed": list(check.verdict.new_failures)}
 
 
 def _failure_account(step_id: str, checks: list[Check]) -> str:

@@ -18,12 +18,13 @@ from pydantic import ValidationError
 
 from coder.loop import prompts
 from coder.loop.baseline import ENVIRONMENT_FIX, Baseline
-from coder.loop.final_check import FullRun, judge_final, tree_of
+from coder.loop.final_check import FullRun, tree_of
 from coder.loop.runtime import Runtime
 from coder.loop.state import command_timeout
-from coder.loop.testruns import TestRun, run_tests
 from coder.loop.turns import Phase
 from coder.tools.specs import CRITIQUE_TOOLS, CritiqueDone, usage_line
+from coder.verdict.judge import Verdict, final_policy, judge
+from coder.verdict.run import TestRun, run_tests
 from sandbox.checkpoint import Checkpoint
 from sandbox.gitcli import git
 from sandbox.policy import PathPolicy
@@ -123,21 +124,21 @@ def run_account(run: TestRun | None, baseline: Baseline | None) -> str:
     elif result.exit_code == 0:
         verdict = "it passed (exit 0)."
     else:
+        judged = judged_run(run, baseline)
+        new = judged.new_failures if judged else []
+        same = judged.already_failing if judged else []
         verdict = f"it exited {result.exit_code}"
-        new = judged_new_failures(run, baseline)
-        before = (baseline.failing_at_base() if baseline else None) or {}
-        still = [t for t in run.failing if t in before]
-        same = [t for t in still if before[t] == run.messages.get(t, "")]
         if new:
             verdict += f"; {len(new)} test(s) that passed before the change now fail: {_ids(new)}"
         if same:
             verdict += f"; still failing as before the change, the same way: {_ids(same)}"
         verdict += "."
-        for t in [t for t in still if t not in same][:IDS_SHOWN]:
-            now = run.messages.get(t, "") or "(no message)"
+        changed = judged.changed_message if judged else {}
+        for t, (was, now) in list(changed.items())[:IDS_SHOWN]:
             verdict += (
                 f"\n{t} failed before the change too, but differently: it was "
-                f"{clip_chars(before[t] or '(no message)', MESSAGE_CHARS)}; now {clip_chars(now, MESSAGE_CHARS)}"
+                f"{clip_chars(was or '(no message)', MESSAGE_CHARS)}; now "
+                f"{clip_chars(now or '(no message)', MESSAGE_CHARS)}"
             )
         if run.incomplete:
             verdict += f" The run was incomplete: {run.incomplete}."
@@ -145,11 +146,11 @@ def run_account(run: TestRun | None, baseline: Baseline | None) -> str:
     return f"{head} {verdict}\n{log}".rstrip()
 
 
-def judged_new_failures(run: TestRun, baseline: Baseline | None) -> list[str]:
-    """Tests that passed at the base and fail in `run`, as the final check would judge it."""
+def judged_run(run: TestRun, baseline: Baseline | None) -> Verdict | None:
+    """The run as the final check would judge it, or None without a baseline."""
     if baseline is None or baseline.command is None:
-        return []
-    return judge_final(run, baseline).new_failures
+        return None
+    return judge(run.facts(), baseline.facts(), final_policy())
 
 
 def base_note(base: Baseline | None) -> str:

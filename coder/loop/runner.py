@@ -71,6 +71,7 @@ class RunOptions:
     out_dir: Path | None = None
     apply: bool = False
     allow_unverified: bool = False
+    allow_no_tests: bool = False
     base_url: str | None = None
     record: Path | None = None
     ask: Callable[[str], str] | None = None
@@ -325,6 +326,7 @@ def _runtime(
         repo_map="",
         base_commit=workspace.base_commit,
         allow_unverified=options.allow_unverified,
+        allow_no_tests=options.allow_no_tests,
     )
 
 
@@ -390,7 +392,13 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
     earlier = replace(spent)
     if rt.baseline is None:
         with spent.clock("baseline_s"):
-            rt.baseline = run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
+            rt.baseline = run_baseline(
+                rt.sandbox,
+                rt.root,
+                rt.test_cmd,
+                rt.limits.cmd_timeout_s,
+                allow_no_tests=rt.allow_no_tests,
+            )
         rt.trace.emit("baseline", **rt.baseline.event())
     cache = RepoMapCache(directory=workspace.repo / ".coder" / "cache" / "repomap")
     rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)

@@ -59,6 +59,8 @@ class Runtime:
     repo_map: str
     base_commit: str
     allow_unverified: bool = False
+    allow_no_tests: bool = False
+    """Go on when the baseline ran no test (--allow-no-tests); the final check says so."""
     task_context: str = ""
     """Background for the plan and revise briefings (RunOptions.task_context)."""
     baseline: Baseline | None = None

@@ -17,8 +17,11 @@ import regex
 
 from coder.config import CONFIG_TABLE, config_table
 from coder.loop.baseline import Baseline
-from coder.loop.testruns import TestRun, judge, named_by, run_tests
 from coder.tools.textfile import NotText, decode_file
+from coder.verdict.evidence import environmental, step_head
+from coder.verdict.judge import Verdict, judge, step_policy
+from coder.verdict.run import TestRun, run_tests
+from coder.verdict.stopflags import split_words
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
 from sandbox.changes import worktree_files
@@ -53,6 +56,15 @@ class Check:
     command_s: float = 0.0
     run: TestRun | None = None
     """The test run behind a tests_pass check, kept so an identical final check can reuse it."""
+    verdict: Verdict | None = None
+    """The judgement of that run, as data (what regressed, what is the sandbox's doing)."""
+    timed_out: bool = False
+    """The check's command was killed at its time limit."""
+
+    @property
+    def environmental(self) -> bool:
+        """Failed for the sandbox's reasons, not the change's."""
+        return self.verdict is not None and environmental(self.verdict)
 
 
 @dataclass
@@ -134,7 +146,14 @@ def _run_check(kind: str, command: str, env: VerifyEnv) -> Check:
             "\n"
             + compact_log(result.output, budget=EVIDENCE_BUDGET, exit_code=result.exit_code).text
         )
-    return Check(kind, status, evidence, detail=command, command_s=result.duration_s)
+    return Check(
+        kind,
+        status,
+        evidence,
+        detail=command,
+        command_s=result.duration_s,
+        timed_out=result.timed_out,
+    )
 
 
 @checker("tests_pass")
@@ -142,12 +161,19 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
     command = invariant.command or env.test_cmd
     if not command:
         return Check("tests_pass", "failed", "no test command: pass --test-cmd or set test_cmd")
-    if invariant.paths and not invariant.command:
+    scope: tuple[str, ...] | None = None
+    if invariant.command:
+        scope = ()  # its own command selects tests the judge cannot tell
+    elif invariant.paths:
         command = narrow_test_command(command, invariant.paths, env.root)
+        scope = tuple(invariant.paths)
     run = run_tests(env.sandbox, env.root, command, env.cmd_timeout_s)
-    base = env.baseline.failing_at_base() if env.baseline else None
-    verdict = judge(run, base, named_by(invariant.paths or [], invariant.command))
-    evidence = "\n".join(line for line in (verdict.head, run.note()) if line)
+    base = env.baseline.facts() if env.baseline else None
+    policy = step_policy(
+        named_by(invariant.paths or [], invariant.command), removed_on_purpose(step), scope
+    )
+    verdict = judge(run.facts(), base, policy)
+    evidence = "\n".join(line for line in (step_head(verdict), run.note()) if line)
     if not verdict.passed and run.result.output.strip():
         evidence += (
             "\n"
@@ -162,7 +188,28 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
         detail=command,
         command_s=run.result.duration_s,
         run=run,
+        verdict=verdict,
+        timed_out=run.result.timed_out,
     )
+
+
+def named_by(paths: list[str], command: str | None) -> set[str]:
+    """The test ids an invariant names: paths that are test ids (`file.py::test`) and id
+    arguments of its own command. Naming a file or directory names no test by id."""
+    named = {p for p in paths if "::" in p}
+    if command:
+        named |= {w.text for w in split_words(command) or [] if "::" in w.text}
+    return named
+
+
+def removed_on_purpose(step: CompiledStep) -> set[str]:
+    """The tests the step's `tests_removed` invariants name (empty where that kind does not
+    exist yet): their absence after the step is not a failure."""
+    removed: set[str] = set()
+    for invariant in step.invariants:
+        if invariant.kind == "tests_removed":
+            removed |= set(getattr(invariant, "paths", None) or [])
+    return removed
 
 
 def narrow_test_command(command: str, paths: list[str], root: Path) -> str:

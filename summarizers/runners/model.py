@@ -54,6 +54,12 @@ class Section:
     start: int = 0
     end: int = 0
     """[start, end) line indices of the section in the prepared log."""
+    counts: dict[str, int] = field(default_factory=dict)
+    """What the runner's own summary line says (`passed`, `failed`, ...); empty when none."""
+    all_listed: bool = False
+    """Every test the section ran is in `outcomes` (a structured report, or a log whose
+    per-test lines add up to the runner's own counts): only then does a test absent from it
+    mean that it did not run."""
 
     @property
     def failing(self) -> list[str]:
@@ -86,6 +92,12 @@ class TestLog:
     @property
     def incomplete(self) -> str | None:
         return next((s.incomplete for s in self.sections if s.incomplete), None)
+
+    @property
+    def all_listed(self) -> bool:
+        """Every test section lists all the tests it ran (see `Section.all_listed`)."""
+        tests = [s for s in self.sections if s.kind == TESTS]
+        return bool(tests) and all(s.all_listed for s in tests)
 
 
 _RANK = {SKIPPED: 0, XFAILED: 0, PASSED: 1, FAILED: 2, ERROR: 3}

@@ -23,3 +23,16 @@ def get_runner(name: str) -> Runner:
         return RUNNERS[name]
     except KeyError:
         raise UnknownRunner(name) from None
+
+
+_MODULES = ("pytest", "unittest", "node_test")
+"""The runner modules `load` imports (each registers itself); add a new runner's here."""
+
+
+def load() -> dict[str, Runner]:
+    """Every known runner, by name (importing a runner module registers it)."""
+    import importlib
+
+    for name in _MODULES:
+        importlib.import_module(f"summarizers.runners.{name}")
+    return RUNNERS

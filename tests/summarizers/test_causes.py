@@ -13,7 +13,8 @@ from logdata import read_log
 from summarizers.causes import find_causes, missing_imports
 from summarizers.logformats.prep import prepare
 from summarizers.logformats.registry import FORMATS, detect
-from summarizers.logs import compact_log, failure_messages
+from summarizers.logs import compact_log
+from summarizers.runners.reader import read_log as read_runs
 from summarizers.tokens import byte_cap, estimate_tokens, utf8_len
 
 BUDGETS = [1, 2, 3, 5, 8, 13, 21, 40, 77, 150, 300, 600, 1200, 2000]
@@ -130,10 +131,14 @@ def test_live_node_run_whose_import_fails_keeps_the_cause(tmp_path: Path) -> Non
 
 
 def test_failure_messages_tell_how_each_test_failed() -> None:
-    messages = failure_messages(read_log("cause_pytest_rA.log"))
+    messages = messages_of(read_log("cause_pytest_rA.log"))
     assert messages["tests/test_dep.py"] == "ModuleNotFoundError: No module named 'missing_dep'"
-    tap = failure_messages(read_log("cause_node_tap.log"))
+    tap = messages_of(read_log("cause_node_tap.log"))
     assert tap["other fails"] == "AssertionError: 1 == 2"
     assert any(m == "Error: Cannot find module 'is-number'" for m in tap.values())
-    masked = failure_messages("FAILED t.py::test_x - ValueError: <Obj at 0x7f3a2b1c9d80>\n")
+    masked = messages_of("FAILED t.py::test_x - ValueError: <Obj at 0x7f3a2b1c9d80>\n")
     assert masked == {"t.py::test_x": "ValueError: <Obj at 0x…>"}
+
+
+def messages_of(text: str) -> dict[str, str]:
+    return read_runs(text).messages

@@ -10,13 +10,17 @@ from pathlib import Path
 import pytest
 from logdata import read_log
 
-from summarizers.completeness import stopped_early
+from summarizers.runners.reader import read_log as read_runs
 
 FAST = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": ""}
 TESTS = {
     "test_a.py": "def test_one():\n    assert 1 == 2\n\n\ndef test_two():\n    assert 2 == 3\n",
     "test_b.py": "def test_three():\n    assert True\n",
 }
+
+
+def stopped_early(text: str) -> str | None:
+    return read_runs(text).incomplete
 
 
 def pytest_output(root: Path, *args: str) -> str:

@@ -8,7 +8,7 @@ import pytest
 from logdata import read_log
 
 from summarizers.logs import compact_log
-from summarizers.outcomes import parse_outcomes
+from summarizers.runners.reader import read_log as read_runs
 from summarizers.tokens import estimate_tokens
 
 FIVE_MB = 5 * 1024 * 1024
@@ -70,7 +70,7 @@ def test_big_pytest_log_keeps_all_ids_it_can_and_says_how_many_it_could_not() ->
 def test_outcomes_of_a_five_megabyte_log_are_fast() -> None:
     text = _big_pytest_log()
     started = time.process_time()
-    outcomes = parse_outcomes(text)
+    outcomes = read_runs(text).outcomes
     assert time.process_time() - started < LIMIT_S
     assert outcomes["tests/test_gen_0.py::test_ok_0"] == "passed"
     assert outcomes["tests/test_calc.py::test_add_0"] == "failed"

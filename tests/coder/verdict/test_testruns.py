@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from calcrepo import CALC
 
-from coder.loop.testruns import is_named, judge, named_by, run_tests
+from coder.loop.verifier import named_by
+from coder.verdict.evidence import step_head
+from coder.verdict.judge import is_named, judge, step_policy
+from coder.verdict.run import run_tests
 from sandbox.confine import make_sandbox
 
 
@@ -28,5 +31,21 @@ def test_an_invariants_own_command_names_the_ids_it_selects() -> None:
 def test_a_passing_run_says_how_many_tests_it_saw_pass(calc_repo) -> None:
     (calc_repo / "calc.py").write_text(CALC.replace("a - b", "a + b"))
     run = run_tests(make_sandbox("auto", calc_repo), calc_repo, "python -m pytest -q", 60)
-    verdict = judge(run, None, set())
-    assert verdict.passed and verdict.head == "`python -m pytest -q` exited 0 (2 tests passed)"
+    verdict = judge(run.facts(), None, step_policy())
+    assert (
+        verdict.passed and step_head(verdict) == "`python -m pytest -q` exited 0 (2 tests passed)"
+    )
+
+
+def test_outcomes_come_from_the_junit_report_not_a_line_per_test(calc_repo) -> None:
+    """No `-rA`: the log has no line per passing test, yet every test is named, from the
+    JUnit XML pytest wrote in the sandbox's own temporary directory."""
+    for mode in ("bwrap", "none"):
+        run = run_tests(make_sandbox(mode, calc_repo), calc_repo, "python -m pytest -q", 60)
+        assert "PASSED" not in run.result.output
+        assert "pytest-junit.xml" in run.result.reports
+        assert run.outcomes == {
+            "tests/test_calc.py::test_add": "failed",
+            "tests/test_calc.py::test_scale": "passed",
+        }
+        assert run.log.all_listed

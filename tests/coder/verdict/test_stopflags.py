@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coder.loop.stopflags import without_stop_flags
+from coder.verdict.stopflags import without_stop_flags
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,12 @@ import pytest
 from logdata import read_log
 
 from summarizers.logs import compact_log
-from summarizers.outcomes import parse_outcomes
+from summarizers.runners.reader import read_log as read_runs
+
+
+def parse_outcomes(text: str) -> dict[str, str]:
+    return read_runs(text).outcomes
+
 
 FAST = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # quick pytest start-up
 
@@ -23,7 +28,7 @@ def test_pytest_rA_names_every_test_that_ran() -> None:
     assert outcomes["tests/test_calc.py::TestDicts::test_dict"] == "failed"
     assert outcomes["tests/test_calc.py::test_fixture"] == "error"
     assert outcomes["tests/test_broken_import.py"] == "error"
-    assert outcomes["tests/test_calc.py::test_xfail"] == "skipped"
+    assert outcomes["tests/test_calc.py::test_xfail"] == "xfailed"
     # passed its call, errored in teardown: the worst outcome wins
     assert outcomes["tests/test_calc.py::test_teardown"] == "error"
 
@@ -47,7 +52,7 @@ def test_unittest_verbose() -> None:
         "test_mod.TestThings.test_skip": "skipped",
         "test_mod.TestThings.test_sub (i=2)": "failed",
         "test_mod.TestThings.test_sub": "failed",
-        "test_mod.TestThings.test_xf": "skipped",
+        "test_mod.TestThings.test_xf": "xfailed",
     }
 
 

@@ -1,0 +1,267 @@
+"""The one judge: a run's facts against the baseline's, under a policy -> a Verdict.
+
+Pure: no command runs, no text is parsed. The step's check and the final check judge by the
+same rules; where they differ it is a named field of `Policy`, set side by side in
+`step_policy` and `final_policy`:
+
+| choice                      | step (`tests_pass`)                 | final check            |
+|-----------------------------|-------------------------------------|------------------------|
+| ids that count even if red  | the ids the invariant names         | none                   |
+| at the base (`named`)       |                                     |                        |
+| tests removed on purpose    | the step's `tests_removed` ids      | every step's           |
+| where missing tests are     | the files the run was aimed at      | the whole suite        |
+| looked for (`scope`)        | (none for an invariant's own cmd)   |                        |
+| a red run needs a pass      | yes: all-old failures and no pass   | no                     |
+| (`needs_a_pass`)            | show nothing about the step         |                        |
+
+The rules both share, each a row of tests/coder/verdict/test_judge.py:
+- a run that timed out, or stopped early with a non-zero exit, fails;
+- a failing test counts unless it failed at the base, the same way (same message), and is not
+  named: a new failing test fails, whatever the exit code; an old failure whose message
+  changed counts (the change made it fail differently);
+- a test that existed at the base (red or green) and is now missing, skipped or xfailed fails
+  the run, whatever the exit code, unless removed on purpose; judged only where the run lists
+  every test it ran and only for the ids it could have selected;
+- a non-zero exit with no counted test fails when a section failed in a way the base did not
+  (named with its first error lines); a section red at the base the same way does not count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from summarizers.runners.model import FAILING, NOT_RUN, PASSED
+
+STEP, FINAL = "step", "final"
+
+
+@dataclass(frozen=True)
+class SectionFailure:
+    """A part of the log that failed without naming a failing test (a lint, a type check, a
+    coverage gate, a runner that died), with its first error lines."""
+
+    name: str
+    errors: tuple[str, ...] = ()
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What one test run showed, as the judge needs it (read once by coder.verdict.run)."""
+
+    command: str = ""
+    exit_code: int | None = 0
+    outcomes: Mapping[str, str] = field(default_factory=dict)
+    messages: Mapping[str, str] = field(default_factory=dict)
+    timed_out: bool = False
+    duration_s: float = 0.0
+    incomplete: str | None = None
+    all_listed: bool = False
+    """Every test the run ran is in `outcomes`: an id absent from it did not run."""
+    passed_count: int | None = None
+    """How many tests passed, where the runner's summary says more than `outcomes` lists."""
+    section_failures: tuple[SectionFailure, ...] = ()
+    environment: tuple[str, ...] = ()
+    """One line per failure of the sandbox's making (a read-only path, the network)."""
+    output_dropped: bool = False
+
+    @property
+    def failing(self) -> list[str]:
+        return sorted(t for t, o in self.outcomes.items() if o in FAILING)
+
+    @property
+    def passed(self) -> int:
+        listed = sum(1 for o in self.outcomes.values() if o == PASSED)
+        return max(listed, self.passed_count or 0)
+
+    @property
+    def nothing_ran(self) -> bool:
+        """No test outcome and no passing test counted: the run showed no test at all."""
+        return not self.outcomes and not self.passed_count
+
+    @property
+    def red(self) -> bool:
+        return self.timed_out or self.exit_code not in (0, None)
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    """`step` or `final`: which check this is, for the evidence's words."""
+    named: frozenset[str] = frozenset()
+    """Ids that count when failing even if red at the base (the invariant names them)."""
+    removed_on_purpose: frozenset[str] = frozenset()
+    """Ids or paths of tests the plan removes on purpose: their absence is not a failure."""
+    scope: tuple[str, ...] | None = None
+    """Where missing tests are looked for: None the whole suite; paths (files, directories,
+    ids) for a run aimed at them; () nowhere (a command that selects what the judge cannot
+    tell)."""
+    needs_a_pass: bool = False
+    """A red run whose failures are all old must still show one passing test."""
+    allow_no_tests: bool = False
+    """The user let the run go on with a test command that ran no test."""
+
+
+def step_policy(
+    named: Iterable[str] = (),
+    removed: Iterable[str] = (),
+    scope: tuple[str, ...] | None = None,
+) -> Policy:
+    return Policy(STEP, frozenset(named), frozenset(removed), scope, needs_a_pass=True)
+
+
+def final_policy(removed: Iterable[str] = (), allow_no_tests: bool = False) -> Policy:
+    return Policy(FINAL, frozenset(), frozenset(removed), None, False, allow_no_tests)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judgement and its evidence, as data; coder.verdict.evidence makes the words."""
+
+    passed: bool
+    policy: str
+    now: Facts
+    counted: list[str] = field(default_factory=list)
+    """Failing now and counted: new, named, or failing differently than at the base."""
+    new_failures: list[str] = field(default_factory=list)
+    """Counted or missing tests that passed at the base (result.json's `new_failures`)."""
+    already_failing: list[str] = field(default_factory=list)
+    """Failing now as at the base, the same way, not named: not counted."""
+    changed_message: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Counted because it failed at the base differently: id -> (then, now)."""
+    missing: list[str] = field(default_factory=list)
+    """Ran at the base, now absent, skipped or xfailed, not removed on purpose."""
+    removed: list[str] = field(default_factory=list)
+    """Absent now and removed on purpose: not counted."""
+    section_failures: list[SectionFailure] = field(default_factory=list)
+    """Sections that failed without naming a test, and not the same way at the base."""
+    base_red_sections: list[SectionFailure] = field(default_factory=list)
+    """Sections that failed the same way at the base: not counted."""
+    environment: list[str] = field(default_factory=list)
+    """Failures of the sandbox's making seen in this run (and not at the base)."""
+    no_pass: bool = False
+    """Failed only because `needs_a_pass` and no test passed."""
+    base_exit: int | None = None
+    base_known: bool = False
+    """The base gave per-test outcomes to compare with."""
+    missing_unjudged: str = ""
+    """Why missing tests were not looked for, where they could not be."""
+
+    @property
+    def timed_out(self) -> bool:
+        return self.now.timed_out
+
+    @property
+    def incomplete(self) -> str | None:
+        return self.now.incomplete if self.now.red else None
+
+    @property
+    def nothing_ran(self) -> bool:
+        return self.now.nothing_ran
+
+
+def judge(now: Facts, base: Facts | None, policy: Policy) -> Verdict:
+    """`now` against `base` (None: no baseline to compare with) under `policy`."""
+    usable = base if base is not None and not base.timed_out else None
+    base_exit = usable.exit_code if usable else None
+    known = usable is not None and bool(usable.outcomes)
+    if now.timed_out:
+        return Verdict(False, policy.name, now, base_exit=base_exit, base_known=known)
+    if now.red and now.incomplete:
+        return Verdict(False, policy.name, now, base_exit=base_exit, base_known=known)
+    counted, old, changed = _failing(now, usable, policy)
+    missing, removed, unjudged = _missing(now, usable, policy)
+    passed_before = {t for t, o in (usable.outcomes if usable else {}).items() if o == PASSED}
+    new_failures = sorted(t for t in {*counted, *missing} if t in passed_before)
+    sections, same = _sections(now, usable)
+    environment = [e for e in now.environment if not usable or e not in usable.environment]
+    no_pass = False
+    if counted or missing:
+        ok = False
+    elif not now.red:
+        ok = True
+    elif sections:
+        ok = False
+    else:
+        no_pass = policy.needs_a_pass and bool(old) and now.passed == 0
+        ok = not no_pass
+    return Verdict(
+        passed=ok,
+        policy=policy.name,
+        now=now,
+        counted=counted,
+        new_failures=new_failures,
+        already_failing=old,
+        changed_message=changed,
+        missing=missing,
+        removed=removed,
+        section_failures=sections if now.red else [],
+        base_red_sections=same if now.red else [],
+        environment=environment,
+        no_pass=no_pass,
+        base_exit=base_exit,
+        base_known=known,
+        missing_unjudged=unjudged,
+    )
+
+
+def _failing(
+    now: Facts, base: Facts | None, policy: Policy
+) -> tuple[list[str], list[str], dict[str, tuple[str, str]]]:
+    failing = now.failing
+    if base is None:
+        return failing, [], {}
+    red_before = {t for t, o in base.outcomes.items() if o in FAILING}
+    old = [t for t in failing if t in red_before and not is_named(t, policy.named)]
+    changed = {
+        t: (base.messages.get(t, ""), now.messages.get(t, ""))
+        for t in old
+        if base.messages.get(t, "") != now.messages.get(t, "")
+    }
+    old = [t for t in old if t not in changed]
+    return [t for t in failing if t not in old], old, changed
+
+
+def _missing(now: Facts, base: Facts | None, policy: Policy) -> tuple[list[str], list[str], str]:
+    if base is None or not base.outcomes:
+        return [], [], ""
+    if policy.scope == ():
+        return [], [], "the command selects its own tests"
+    if not now.all_listed:
+        return [], [], "the run does not list every test it ran"
+    missing: list[str] = []
+    removed: list[str] = []
+    for ident, before in sorted(base.outcomes.items()):
+        if before in NOT_RUN or now.outcomes.get(ident) not in (None, *NOT_RUN):
+            continue
+        if policy.scope is not None and not in_scope(ident, policy.scope):
+            continue
+        (removed if is_named(ident, policy.removed_on_purpose) else missing).append(ident)
+    return missing, removed, ""
+
+
+def _sections(now: Facts, base: Facts | None) -> tuple[list[SectionFailure], list[SectionFailure]]:
+    """(new section failures, those red at the base the same way)."""
+    before = [] if base is None or not base.red else list(base.section_failures)
+    new: list[SectionFailure] = []
+    same: list[SectionFailure] = []
+    for failure in now.section_failures:
+        match = any(b.name == failure.name and set(b.errors) == set(failure.errors) for b in before)
+        (same if match else new).append(failure)
+    return new, same
+
+
+def is_named(test_id: str, named: Iterable[str]) -> bool:
+    """A name names itself and what is inside it: a node id its parametrizations and methods
+    (`f.py::C` names `f.py::C::test`), a file or directory the tests in it."""
+    for n in named:
+        n = n.rstrip("/")
+        if test_id == n or test_id.startswith((f"{n}::", f"{n}[", f"{n}/", f"{n} > ")):
+            return True
+    return False
+
+
+def in_scope(test_id: str, scope: Iterable[str]) -> bool:
+    """Could a run aimed at `scope` (paths or ids) have selected `test_id`?"""
+    return is_named(test_id, scope)

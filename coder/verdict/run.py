@@ -1,0 +1,280 @@
+"""Every test run the harness counts as evidence: the command rewritten by one list of
+transforms (each saying what it did), run in the sandbox, its output read once into facts.
+
+The baseline, a step's `tests_pass`, the final check, reflect's critique run and `coder ci`'s
+suite all come through `run_tests`. A run that stopped early is never evidence that tests
+pass; what a runner can report in a file (pytest's JUnit XML) is read from that file in the
+sandbox's own temporary directory, not from a line per test in the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from coder.verdict.judge import Facts, SectionFailure
+from coder.verdict.stopflags import without_stop_flags
+from sandbox.confine import CommandResult, Sandbox
+from sandbox.pipestatus import with_pipeline_status
+from summarizers.logformats.prep import prepare
+from summarizers.runners import pytest as pytest_runner
+from summarizers.runners.model import FAILING, PASSED, TestLog
+from summarizers.runners.reader import read_lines
+
+OUTCOME_ENV = {
+    "PYTEST_ADDOPTS": "-p no:cacheprovider --continue-on-collection-errors --maxfail=0 "
+    "-o junit_family=xunit1"
+}
+"""Makes pytest run every test even when a file fails to import or the repo's own config says
+`-x` (a later `--maxfail` wins; `-x` on the command line itself is taken out by the stop-flag
+transform), and name each test's file in its JUnit report."""
+_JUNIT = (
+    'if [ -n "${CODER_REPORTS:-}" ]; then export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} '
+    f'--junitxml=$CODER_REPORTS/{pytest_runner.JUNIT_FILE}"; fi\n'
+)
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One transform's result: the command to run next, and what was done, if anything."""
+
+    command: str
+    said: str = ""
+    shown: bool = True
+    """Part of the command as the evidence shows it (`False`: plumbing, like pipeline status)."""
+    removed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+
+Transform = Callable[[str, Path], Rewrite]
+
+
+def stop_flags_out(command: str, root: Path) -> Rewrite:
+    cut = without_stop_flags(command, root)
+    said = (
+        f"ran without {', '.join(cut.removed)}: a run that stops at the first failure is not "
+        "evidence about the tests after it"
+        if cut.removed
+        else ""
+    )
+    return Rewrite(cut.command, said, True, cut.removed, cut.kept)
+
+
+def section_marks(command: str, root: Path) -> Rewrite:
+    """A composite command (`a && b`) prints a mark before each part, so its log splits into
+    sections; a no-op until `summarizers.runners.commands.mark_sections` exists."""
+    try:
+        from summarizers.runners.commands import mark_sections  # the `commands` helper's
+    except ImportError:
+        return Rewrite(command, shown=False)
+    try:
+        marked = mark_sections(command)
+    except Exception:  # noqa: BLE001 - a command it cannot split runs as it is
+        return Rewrite(command, shown=False)
+    return Rewrite(marked, "", shown=False)
+
+
+def structured_report(command: str, root: Path) -> Rewrite:
+    return Rewrite(_JUNIT + command, "", shown=False)
+
+
+def pipeline_status(command: str, root: Path) -> Rewrite:
+    return Rewrite(with_pipeline_status(command), "", shown=False)
+
+
+TRANSFORMS: tuple[Transform, ...] = (
+    stop_flags_out,
+    section_marks,
+    structured_report,
+    pipeline_status,
+)
+"""In order: what is shown as the command ran, then the plumbing around it."""
+
+
+@dataclass(frozen=True)
+class TestRun:
+    requested: str
+    """The command as asked for (the repository's test command, or an invariant's)."""
+    command: str
+    """The command as shown: `requested` without the stop flags that could be taken out."""
+    result: CommandResult
+    log: TestLog = field(default_factory=lambda: TestLog([]))
+    removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the transforms did, one line each."""
+    kept_stop_flags: list[str] = field(default_factory=list)
+    environment: list[str] = field(default_factory=list)
+    """One line per failure of the sandbox's making in the output."""
+    saved: Mapping[str, object] | None = None
+    """Facts restored from state.json (no log): outcomes, messages, incomplete."""
+
+    @property
+    def outcomes(self) -> dict[str, str]:
+        if self.saved is not None:
+            return dict(self.saved.get("outcomes", {}))  # type: ignore[call-overload]
+        return self.log.outcomes
+
+    @property
+    def messages(self) -> dict[str, str]:
+        if self.saved is not None:
+            return dict(self.saved.get("messages", {}))  # type: ignore[call-overload]
+        return self.log.messages
+
+    @property
+    def incomplete(self) -> str | None:
+        if self.saved is not None:
+            return self.saved.get("incomplete")  # type: ignore[return-value]
+        result = self.result
+        if result.exit_code == 0 or result.timed_out:
+            return None
+        said = self.log.incomplete
+        if said is None and self.kept_stop_flags:
+            said = (
+                f"it stops at the first failure ({', '.join(self.kept_stop_flags)}) and the "
+                "flag could not be taken out of the command"
+            )
+        return said
+
+    @property
+    def failing(self) -> list[str]:
+        return sorted(t for t, o in self.outcomes.items() if o in FAILING)
+
+    @property
+    def passed(self) -> int:
+        listed = sum(1 for o in self.outcomes.values() if o == PASSED)
+        counted = sum(s.counts.get("passed", 0) for s in self.log.sections)
+        return max(listed, counted)
+
+    def note(self) -> str:
+        """One line on what was run differently from what was asked, or ""."""
+        return "; ".join(self.notes)
+
+    def facts(self) -> Facts:
+        result = self.result
+        return Facts(
+            command=self.command,
+            exit_code=None if result.timed_out else result.exit_code,
+            outcomes=self.outcomes,
+            messages=self.messages,
+            timed_out=result.timed_out,
+            duration_s=result.duration_s,
+            incomplete=self.incomplete,
+            all_listed=self.log.all_listed and not self._dropped_text(),
+            passed_count=self.passed,
+            section_failures=tuple(self._section_failures()),
+            environment=tuple(self.environment),
+            output_dropped=result.dropped_bytes > 0,
+        )
+
+    def _dropped_text(self) -> bool:
+        """Outcomes read from a log the sandbox cut may leave tests out."""
+        return self.result.dropped_bytes > 0 and not self.result.reports
+
+    def _section_failures(self) -> list[SectionFailure]:
+        result = self.result
+        if result.exit_code == 0 or result.timed_out:
+            return []
+        sections = self.log.sections
+        found = [
+            SectionFailure(s.name, tuple(s.errors), s.exit_code)
+            for s in sections
+            if not s.failing
+            and (
+                s.exit_code not in (None, 0)
+                or (s.exit_code is None and s.runner is None and s.errors and len(sections) > 1)
+            )
+        ]
+        if not found and not self.failing:
+            last = sections[-1] if sections else None
+            errors = tuple(last.errors) if last else ()
+            found.append(SectionFailure(last.name if last else "", errors, result.exit_code))
+        return found
+
+
+def run_tests(
+    sandbox: Sandbox,
+    root: Path,
+    command: str,
+    timeout_s: float,
+    *,
+    transforms: tuple[Transform, ...] = TRANSFORMS,
+    env: Mapping[str, str] | None = None,
+) -> TestRun:
+    """`command` rewritten, run once in `sandbox` at `root`, its output read once."""
+    shown, running = command, command
+    notes: list[str] = []
+    removed: list[str] = []
+    kept: list[str] = []
+    for transform in transforms:
+        step = transform(running, root)
+        running = step.command
+        if step.shown:
+            shown = step.command
+        notes += [step.said] if step.said else []
+        removed += step.removed
+        kept += step.kept
+    result = sandbox.run(running, cwd=root, timeout_s=timeout_s, env={**OUTCOME_ENV, **(env or {})})
+    result = replace(result, command=shown)
+    return read_run(command, shown, result, notes=notes, removed=removed, kept=kept)
+
+
+def read_run(
+    requested: str,
+    shown: str,
+    result: CommandResult,
+    *,
+    notes: list[str] | None = None,
+    removed: list[str] | None = None,
+    kept: list[str] | None = None,
+) -> TestRun:
+    """A finished command's output and reports read once into a TestRun."""
+    lines = prepare(result.output).lines
+    reports = {}
+    junit = result.reports.get(pytest_runner.JUNIT_FILE)
+    if junit is not None and (outcomes := pytest_runner.read_junit(junit)) is not None:
+        reports["pytest"] = outcomes
+    log = read_lines(lines, reports)
+    return TestRun(
+        requested=requested,
+        command=shown,
+        result=result,
+        log=log,
+        removed=list(removed or []),
+        notes=list(notes or []),
+        kept_stop_flags=list(kept or []),
+        environment=environment_failures(lines),
+    )
+
+
+def environment_failures(lines: list[str]) -> list[str]:
+    """Failures of the sandbox's making, one line each ("read_only /path: the line"); empty
+    until `summarizers.sandbox_failures` (the `runners` helper's) exists."""
+    try:
+        from summarizers.sandbox_failures import environment_failures as found
+    except ImportError:
+        return []
+    try:
+        failures = found(lines)
+    except Exception:  # noqa: BLE001 - a reader never takes the verdict down
+        return []
+    return [f"{f.kind}{' ' + f.path if f.path else ''}: {f.line.strip()[:200]}" for f in failures]
+
+
+def restored_run(
+    requested: str,
+    ran: str,
+    result: CommandResult,
+    outcomes: Mapping[str, str],
+    messages: Mapping[str, str],
+    incomplete: str | None,
+    removed: list[str],
+) -> TestRun:
+    """A run as state.json saved it: its facts without its log (nothing judges by the log)."""
+    return TestRun(
+        requested=requested,
+        command=ran,
+        result=result,
+        removed=list(removed),
+        saved={"outcomes": dict(outcomes), "messages": dict(messages), "incomplete": incomplete},
+    )

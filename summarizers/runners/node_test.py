@@ -1,0 +1,109 @@
+"""node's built-in runner (`node --test`) and TAP producers like it: TAP lines, nested
+`# Subtest:` names joined as "suite > test", `# pass N` counts, `Bail out!`. Ids never keep
+a duration (`# time=40.659ms`, which node-tap prints after a test's name)."""
+
+from __future__ import annotations
+
+import re
+
+from summarizers.logformats import node_tap
+from summarizers.logformats.node_tap import (
+    SUBTEST,
+    TEST_LINE,
+    enter_subtest,
+    tape_style,
+    tape_test,
+    test_path,
+)
+from summarizers.runners.base import Reading
+from summarizers.runners.model import FAILED, PASSED, SKIPPED, worst
+from summarizers.runners.registry import register
+
+_TIME = re.compile(r"\s*#\s*time=\s*[\d.]+\s*m?s\s*$")
+_COUNT = re.compile(r"^# (tests|pass|fail|cancelled|skipped|todo)\s+(\d+)$")
+_BAIL = re.compile(r"^\s*Bail out!(.*)$")
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+
+
+def stable_name(name: str) -> str:
+    """A TAP test name without the duration some producers append to it."""
+    return _TIME.sub("", name)
+
+
+class NodeTest:
+    name = "node-test"
+
+    def sniff(self, lines: list[str]) -> float:
+        return min(node_tap.sniff(lines) / 10.0, 1.0)
+
+    def read(self, lines: list[str]) -> Reading:
+        outcomes: dict[str, str] = {}
+        stack: list[str] = []
+        tape = tape_style(lines)
+        for line in lines:
+            sub = SUBTEST.match(line)
+            if sub:
+                enter_subtest(stack, sub)
+                continue
+            m = TEST_LINE.match(line)
+            if not m:
+                if tape and (name := tape_test(line)) is not None:
+                    stack[:] = [name]
+                continue
+            level = len(stack) if tape else len(m.group(1)) // 4
+            name = stable_name((m.group(3) or "").replace("\\#", "#"))
+            outcome = SKIPPED if m.group(4) else PASSED if m.group(2) == "ok" else FAILED
+            ident = stable_name(test_path([stable_name(s) for s in stack], level, name)).strip()
+            if ident:
+                outcomes[ident] = worst(outcomes.get(ident), outcome)
+        return Reading(
+            outcomes=outcomes,
+            messages=_messages(lines),
+            incomplete=_bailed(lines),
+            counts=_counts(lines),
+        )
+
+    def invoked_at(self, argv: list[str]) -> int | None:
+        if argv and argv[0].rsplit("/", 1)[-1] == "node" and "--test" in argv:
+            return argv.index("--test") + 1
+        return None
+
+    def stop_flags(self, args: list[str]) -> list[int]:
+        return []
+
+    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
+        return [a for a in args if a.startswith("-")] + list(paths)
+
+
+def _messages(lines: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    try:
+        parsed = node_tap.parse(lines)
+    except Exception:  # noqa: BLE001 - a reader never raises on odd input
+        return out
+    for f in parsed.failures:
+        said = f"{f.exc_type}: {f.message}" if f.exc_type and f.message else f.exc_type or f.message
+        out.setdefault(stable_name(f.id), _ADDRESS.sub("0x…", said))
+    return out
+
+
+def _bailed(lines: list[str]) -> str | None:
+    for line in lines:
+        m = _BAIL.match(line)
+        if m:
+            reason = m.group(1).strip()
+            return "the test runner bailed out" + (f" ({reason})" if reason else "")
+    return None
+
+
+def _counts(lines: list[str]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for line in lines:
+        m = _COUNT.match(line)
+        if m:
+            key = {"pass": "passed", "fail": "failed"}.get(m.group(1), m.group(1))
+            found[key] = int(m.group(2))
+    return found
+
+
+NODE_TEST = register(NodeTest())

@@ -1,0 +1,193 @@
+"""pytest: how its output is recognised and read, its JUnit XML report, its stop flags.
+
+Outcomes come from pytest's JUnit XML report when the harness asked for one (`read_junit`),
+else from the log: the short test summary (only inside its own section, so a passing test
+whose captured output prints `FAILED ...` is not read as a failure), `-v` progress lines and
+pytest-xdist's `[gw0] [ 10%] PASSED id` lines (the worker id is not part of the test id).
+Failure messages always come from the log (the one place both a base run and a later run
+read them the same way).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from xml.etree import ElementTree
+
+from summarizers.logformats import pytest_log
+from summarizers.runners.base import Reading
+from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, worst
+from summarizers.runners.registry import register
+
+_WORD = {
+    "PASSED": PASSED,
+    "XPASS": PASSED,
+    "FAILED": FAILED,
+    "ERROR": ERROR,
+    "SKIPPED": SKIPPED,
+    "XFAIL": XFAILED,
+}
+_SECTION = re.compile(r"^={3,} (.+?) ={3,}$")
+_SHORT = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED) (\S.*)$")
+_VERBOSE = re.compile(r"^(\S.*?::\S.*?) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)(?: .*)?$")
+_XDIST = re.compile(r"^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S.*)$")
+_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b")
+_FINAL = re.compile(r"^=*\s*(?:\d+ \w+(?:, )?)+.* in [\d.]+s.*$")
+_BANNER = re.compile(r"^!{3,} (.+?) !{3,}$")
+_STOP = re.compile(r"^stopping after \d+ failures?$")
+_COLLECTION = re.compile(r"^Interrupted: \d+ errors? during collection$")
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+_STOP_FLAGS = ("-x", "--exitfirst", "--sw", "--stepwise", "--sw-skip", "--stepwise-skip")
+JUNIT_FILE = "pytest-junit.xml"
+"""The report's file name in the command's reports directory."""
+
+
+class Pytest:
+    name = "pytest"
+
+    def sniff(self, lines: list[str]) -> float:
+        return min(pytest_log.sniff(lines) / 10.0, 1.0)
+
+    def read(self, lines: list[str]) -> Reading:
+        outcomes: dict[str, str] = {}
+        section = ""
+        for line in lines:
+            if not line or line[0].isspace():
+                continue
+            head = _SECTION.match(line)
+            if head:
+                section = head.group(1)
+                continue
+            if not section or "short test summary" in section:
+                m = _SHORT.match(line)
+                if m:
+                    ident = pytest_log.split_summary(m.group(2))[0]
+                    if "::" in ident or ident.endswith(".py"):
+                        _record(outcomes, ident, _WORD[m.group(1)])
+                    continue
+                if section:
+                    continue
+            if section and "test session starts" not in section:
+                continue  # failure tracebacks, captured output: not outcome lines
+            m = _XDIST.match(line)
+            if m:
+                _record(outcomes, m.group(2).split(" ", 1)[0], _WORD[m.group(1)])
+                continue
+            m = _VERBOSE.match(line)
+            if m:
+                _record(outcomes, m.group(1), _WORD[m.group(2)])
+        return Reading(
+            outcomes=outcomes,
+            messages=messages(lines),
+            incomplete=stopped_early(lines),
+            counts=counts(lines),
+        )
+
+    def invoked_at(self, argv: list[str]) -> int | None:
+        for i, word in enumerate(argv):
+            base = word.rsplit("/", 1)[-1]
+            if base in ("pytest", "py.test"):
+                return i + 1
+            if word == "-m" and i + 1 < len(argv) and argv[i + 1] == "pytest":
+                return i + 2
+        return None
+
+    def stop_flags(self, args: list[str]) -> list[int]:
+        return [
+            i
+            for i, a in enumerate(args)
+            if a in _STOP_FLAGS or a.startswith("--maxfail") and not a.endswith("=0")
+        ]
+
+    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
+        kept = [a for a in args if a.startswith("-")]
+        return kept + list(paths)
+
+
+def _record(outcomes: dict[str, str], ident: str, outcome: str) -> None:
+    ident = ident.strip()
+    if ident:
+        outcomes[ident] = worst(outcomes.get(ident), outcome)
+
+
+def messages(lines: list[str]) -> dict[str, str]:
+    """Failing id -> "ExcType: message", as the log's own format parser reads them; memory
+    addresses masked (they differ between two runs of the same failure)."""
+    out: dict[str, str] = {}
+    try:
+        parsed = pytest_log.parse(lines)
+    except Exception:  # noqa: BLE001 - a reader never raises on odd input
+        return out
+    for f in parsed.failures:
+        said = f"{f.exc_type}: {f.message}" if f.exc_type and f.message else f.exc_type or f.message
+        out.setdefault(f.id, _ADDRESS.sub("0x…", said))
+    return out
+
+
+def counts(lines: list[str]) -> dict[str, int]:
+    """What pytest's last summary line says ("2 failed, 5 passed in 0.31s")."""
+    for line in reversed(lines[-50:]):
+        if _FINAL.match(line.strip()):
+            found: dict[str, int] = {}
+            for number, word in _COUNT.findall(line):
+                key = {"errors": "error", "xpassed": "passed"}.get(word, word)
+                found[key] = found.get(key, 0) + int(number)
+            return found
+    return {}
+
+
+def stopped_early(lines: list[str]) -> str | None:
+    """Why pytest did not run every test it selected (`-x`, `--maxfail`, a collection error)."""
+    for line in lines[-400:]:
+        banner = _BANNER.match(line)
+        if banner:
+            said = banner.group(1).strip()
+            if _STOP.match(said):
+                return f"pytest was {said}"
+            if _COLLECTION.match(said):
+                return f"pytest stopped at collection ({said.removeprefix('Interrupted: ')})"
+    return None
+
+
+def read_junit(data: bytes) -> dict[str, str] | None:
+    """Test id -> outcome from pytest's JUnit XML (family xunit1, which names each test's
+    file); None when it cannot be read. Ids are pytest node ids, as the log prints them."""
+    outcomes: dict[str, str] = {}
+    try:
+        for _, element in ElementTree.iterparse(io.BytesIO(data)):
+            if element.tag != "testcase":
+                continue
+            ident = _node_id(
+                element.get("file"), element.get("classname", ""), element.get("name", "")
+            )
+            outcome = PASSED
+            for child in element:
+                if child.tag == "failure":
+                    outcome = worst(outcome, FAILED)
+                elif child.tag == "error":
+                    outcome = worst(outcome, ERROR)
+                elif child.tag == "skipped":
+                    xfail = child.get("type") == "pytest.xfail"
+                    outcome = XFAILED if xfail else SKIPPED
+            if ident:
+                _record(outcomes, ident, outcome)
+            element.clear()
+    except ElementTree.ParseError:
+        return None
+    return outcomes
+
+
+def _node_id(file: str | None, classname: str, name: str) -> str:
+    """pytest's node id from a JUnit testcase: the file, then the classes inside the module
+    (the classname is the module's dotted path, then the classes), then the test's name."""
+    if not name:
+        return ""
+    if file and file.endswith(".py"):
+        module = file[: -len(".py")].replace("/", ".").replace("\\", ".")
+        rest = classname[len(module) :].lstrip(".") if classname.startswith(module) else ""
+        parts = [file, *(p for p in rest.split(".") if p), name]
+        return "::".join(parts)
+    return "::".join(p for p in (classname, name) if p)
+
+
+PYTEST = register(Pytest())

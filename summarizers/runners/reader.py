@@ -1,0 +1,165 @@
+"""A whole test run's output, read once: prepared, split into sections, each section read by
+the runner that recognises it, assembled into a `TestLog`.
+
+Where the runner wrote a structured report (pytest's JUnit XML), its outcomes replace what
+the log's lines say for that runner's section; the log still gives messages and errors.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from summarizers.logformats.prep import prepare
+from summarizers.runners.base import Reading, Runner
+from summarizers.runners.model import OTHER, SECTION_MARK, TESTS, Section, TestLog
+from summarizers.runners.registry import load
+
+MIN_SNIFF = 0.0
+"""At or below this, no runner recognises a section: it is read as a section of no test runner."""
+ERROR_LINES = 5
+_ERROR = re.compile(
+    r"(\berror\b|\bERR!|Error:|\bERROR\b|\bFAIL(?:ED)?\b|✖|✗|failed|not met|exited? (?:with )?code [1-9])",
+    re.IGNORECASE,
+)
+_VOLATILE = (
+    (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds)\b"), "…s"),
+    (re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "0x…"),
+    (re.compile(r"/tmp/[^\s:'\"]+"), "/tmp/…"),
+)
+_COUNT_KEYS = ("passed", "failed", "error", "skipped", "xfailed")
+
+
+@dataclass(frozen=True)
+class _Span:
+    name: str
+    kind: str
+    start: int
+    end: int
+    exit_code: int | None = None
+
+
+def read_log(text: str, reports: Mapping[str, Mapping[str, str]] | None = None) -> TestLog:
+    """`text` read into sections; `reports`: runner name -> outcomes from that runner's
+    structured report, used for its section when the log holds exactly one."""
+    lines = prepare(text).lines
+    return read_lines(lines, reports)
+
+
+def read_lines(lines: list[str], reports: Mapping[str, Mapping[str, str]] | None = None) -> TestLog:
+    runners = load()
+    sections: list[Section] = []
+    for span in _spans(lines):
+        part = lines[span.start : span.end]
+        runner = _pick(part, list(runners.values()))
+        reading = _read(runner, part) if runner else Reading()
+        sections.append(_section(span, part, runner, reading))
+    return TestLog(_with_reports(sections, reports or {}))
+
+
+def _spans(lines: list[str]) -> list[_Span]:
+    try:
+        from summarizers.runners.sections import split_sections  # the `runners` helper's
+    except ImportError:
+        return _marked_spans(lines)
+    return [_Span(s.name, s.kind, s.start, s.end, s.exit_code) for s in split_sections(lines)]
+
+
+def _marked_spans(lines: list[str]) -> list[_Span]:
+    """Sections at the harness's own section marks; a log without one is one section."""
+    marks = [i for i, line in enumerate(lines) if line.startswith(SECTION_MARK)]
+    if not marks:
+        return [_Span("", TESTS, 0, len(lines))]
+    spans = [_Span("", OTHER, 0, marks[0])] if marks[0] > 0 else []
+    for k, start in enumerate(marks):
+        end = marks[k + 1] if k + 1 < len(marks) else len(lines)
+        spans.append(_Span(lines[start][len(SECTION_MARK) :].strip(), OTHER, start + 1, end))
+    return spans
+
+
+def _pick(lines: list[str], runners: list[Runner]) -> Runner | None:
+    best, score = None, MIN_SNIFF
+    for runner in runners:
+        try:
+            said = runner.sniff(lines)
+        except Exception:  # noqa: BLE001 - one runner's bug must not blind the others
+            continue
+        if said > score:
+            best, score = runner, said
+    return best
+
+
+def _read(runner: Runner, lines: list[str]) -> Reading:
+    try:
+        return runner.read(lines)
+    except Exception:  # noqa: BLE001 - the promise is "never raises"
+        return Reading()
+
+
+def _section(span: _Span, lines: list[str], runner: Runner | None, reading: Reading) -> Section:
+    failing = any(o in ("failed", "error") for o in reading.outcomes.values())
+    errors = list(reading.errors)
+    if not failing and not errors:
+        errors = first_errors(lines)
+    return Section(
+        name=span.name or (runner.name if runner else ""),
+        kind=TESTS if runner else span.kind,
+        runner=runner.name if runner else None,
+        outcomes=dict(reading.outcomes),
+        messages=dict(reading.messages),
+        errors=errors,
+        incomplete=reading.incomplete,
+        exit_code=span.exit_code,
+        start=span.start,
+        end=span.end,
+        counts=dict(reading.counts),
+        all_listed=_all_listed(reading),
+    )
+
+
+def _all_listed(reading: Reading) -> bool:
+    counts = reading.counts
+    total = counts.get("ran", counts.get("tests"))
+    if total is None and any(k in counts for k in _COUNT_KEYS):
+        total = sum(counts.get(k, 0) for k in _COUNT_KEYS)
+    return total is not None and len(reading.outcomes) >= total > 0
+
+
+def first_errors(lines: list[str]) -> list[str]:
+    """The first lines that say something failed, made comparable between two runs (no
+    durations, addresses or temporary paths), for a section that names no failing test."""
+    found: list[str] = []
+    for line in lines:
+        text = line.strip()
+        if text and _ERROR.search(text) and text not in found:
+            for pattern, mask in _VOLATILE:
+                text = pattern.sub(mask, text)
+            found.append(text[:200])
+            if len(found) >= ERROR_LINES:
+                break
+    return found
+
+
+def _with_reports(
+    sections: list[Section], reports: Mapping[str, Mapping[str, str]]
+) -> list[Section]:
+    from dataclasses import replace
+
+    for name, outcomes in reports.items():
+        mine = [i for i, s in enumerate(sections) if s.runner == name]
+        if len(sections) == 1 and not mine and sections[0].runner is None:
+            mine = [0]  # the runner's output was too short to recognise; its report is not
+        if len(mine) != 1:
+            continue
+        old = sections[mine[0]]
+        failing = any(o in ("failed", "error") for o in outcomes.values())
+        sections[mine[0]] = replace(
+            old,
+            runner=name,
+            kind=TESTS,
+            outcomes=dict(outcomes),
+            errors=[] if failing and not old.errors else old.errors,
+            all_listed=True,
+        )
+    return sections

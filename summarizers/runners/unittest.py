@@ -1,0 +1,113 @@
+"""unittest (`python -m unittest`, also what Django's test runner prints): `-v` result lines,
+FAIL:/ERROR: blocks, the `Ran N tests` summary. Python 3.11+ prints a test's full dotted id in
+parentheses; older ones only `module.Class`: both become `module.Class.test`."""
+
+from __future__ import annotations
+
+import re
+
+from summarizers.logformats import unittest_log
+from summarizers.logformats.unittest_log import unittest_id
+from summarizers.runners.base import Reading
+from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, worst
+from summarizers.runners.registry import register
+
+_HEAD = re.compile(r"^\s*(\w+) \(([\w.]+)\)((?: \(.*?\))?)(?: \.\.\. ?)?$")
+_TAIL = re.compile(r"^.* \.\.\. (ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")
+_BLOCK = re.compile(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)(.*)$")
+_FULL = re.compile(r"^\s*(\w+) \(([\w.]+)\)((?: \(.*?\))?) \.\.\. ")
+_WORD = {
+    "ok": PASSED,
+    "FAIL": FAILED,
+    "ERROR": ERROR,
+    "unexpected success": FAILED,
+    "expected failure": XFAILED,
+}
+_RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s$")
+_RESULT = re.compile(r"^(?:OK|FAILED)(?: \((.*)\))?$")
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+_STOP_FLAGS = ("-f", "--failfast")
+
+
+class Unittest:
+    name = "unittest"
+
+    def sniff(self, lines: list[str]) -> float:
+        return min(unittest_log.sniff(lines) / 8.0, 1.0)
+
+    def read(self, lines: list[str]) -> Reading:
+        outcomes: dict[str, str] = {}
+        pending: str | None = None
+        for line in lines:
+            head = _HEAD.match(line)
+            tail = _TAIL.match(line)
+            if head and tail is None:
+                pending = unittest_id(head.group(1), head.group(2), head.group(3))
+                continue
+            if tail:
+                full = _FULL.match(line)
+                ident = (
+                    unittest_id(full.group(1), full.group(2), full.group(3)) if full else pending
+                )
+                if ident:
+                    outcome = _WORD.get(tail.group(1), SKIPPED)
+                    _record(outcomes, ident, outcome)
+                    if full and full.group(3) and outcome in (FAILED, ERROR):
+                        _record(outcomes, unittest_id(full.group(1), full.group(2), ""), FAILED)
+                pending = None
+                continue
+            block = _BLOCK.match(line)
+            if block:
+                outcome = ERROR if block.group(1) == "ERROR" else FAILED
+                _record(
+                    outcomes, unittest_id(block.group(2), block.group(3), block.group(4)), outcome
+                )
+            pending = None if line.strip() else pending
+        return Reading(outcomes=outcomes, messages=_messages(lines), counts=_counts(lines))
+
+    def invoked_at(self, argv: list[str]) -> int | None:
+        for i, word in enumerate(argv):
+            if word == "-m" and i + 1 < len(argv) and argv[i + 1] == "unittest":
+                return i + 2
+        return None
+
+    def stop_flags(self, args: list[str]) -> list[int]:
+        return [i for i, a in enumerate(args) if a in _STOP_FLAGS]
+
+    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
+        return [a for a in args if a.startswith("-")] + list(paths)
+
+
+def _record(outcomes: dict[str, str], ident: str, outcome: str) -> None:
+    ident = ident.strip()
+    if ident:
+        outcomes[ident] = worst(outcomes.get(ident), outcome)
+
+
+def _messages(lines: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    try:
+        parsed = unittest_log.parse(lines)
+    except Exception:  # noqa: BLE001 - a reader never raises on odd input
+        return out
+    for f in parsed.failures:
+        said = f"{f.exc_type}: {f.message}" if f.exc_type and f.message else f.exc_type or f.message
+        out.setdefault(f.id, _ADDRESS.sub("0x…", said))
+    return out
+
+
+def _counts(lines: list[str]) -> dict[str, int]:
+    ran = next((int(m.group(1)) for line in lines if (m := _RAN.match(line))), None)
+    if ran is None:
+        return {}
+    found = {"ran": ran}
+    for line in lines[-20:]:
+        m = _RESULT.match(line)
+        for part in (m.group(1) or "").split(", ") if m else []:
+            key, _, number = part.partition("=")
+            if number.isdigit():
+                found[key] = int(number)
+    return found
+
+
+UNITTEST = register(Unittest())
