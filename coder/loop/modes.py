@@ -60,6 +60,11 @@ def run_contract(rt: Runtime) -> None:
         rt.state.failures[step_id] = rt.session.redact(
             f"{_failure_account(step_id, checks)}\n\n{attempt}"
         )
+        failed = [c for c in checks if c.status == "failed"]
+        if failed and all(c.environmental for c in failed):
+            rt.state.environmental.add(step_id)
+        else:
+            rt.state.environmental.discard(step_id)
         rt.state.awaiting_revision = step_id
         plan = _revise(rt, step_id)
 
@@ -75,7 +80,9 @@ def _revise(rt: Runtime, step_id: str) -> ValidPlan:
             "revisions_exhausted",
             f"step {step_id} failed after {rt.state.revisions} revision(s)",
         )
-    plan = revise_phase(rt, rt.state.failures[step_id])
+    plan = revise_phase(
+        rt, rt.state.failures[step_id], environmental=step_id in rt.state.environmental
+    )
     rt.state.awaiting_revision = None
     return plan
 

@@ -37,11 +37,17 @@ def plan_phase(rt: Runtime) -> ValidPlan:
     return _submit(rt, "plan", briefing)
 
 
-def revise_phase(rt: Runtime, failure: str) -> ValidPlan:
+def revise_phase(rt: Runtime, failure: str, *, environmental: bool = False) -> ValidPlan:
     """Counted once its plan is accepted: a revision cut short (an interrupt) did not happen."""
     assert rt.state.plan is not None
     briefing = prompts.revision_briefing(
-        rt.task, rt.state.plan, rt.state.verified, failure, rt.budget_left(), rt.task_context
+        rt.task,
+        rt.state.plan,
+        rt.state.verified,
+        failure,
+        rt.budget_left(),
+        rt.task_context,
+        environmental=environmental,
     )
     previous = rt.state.plan
     plan = _submit(rt, "revise", briefing)

@@ -66,15 +66,32 @@ def plan_briefing(
     )
 
 
+ENVIRONMENTAL_FAILURE = (
+    "The failure is the sandbox's doing, not the change's: the test command hit a limit of "
+    "the sandbox (a read-only path, no network, a missing home configuration; the evidence "
+    "names it). Do not change correct code to get around it: keep the attempt's change, and "
+    "verify it with a check that does not need what the sandbox withholds (a narrower test "
+    "command, the tests' own files)"
+)
+
+
 def revision_briefing(
-    task: str, plan: ValidPlan, verified: list[str], failure: str, left: str, context: str = ""
+    task: str,
+    plan: ValidPlan,
+    verified: list[str],
+    failure: str,
+    left: str,
+    context: str = "",
+    *,
+    environmental: bool = False,
 ) -> str:
+    cause = f"{ENVIRONMENTAL_FAILURE}; " if environmental else "Fix the cause; "
     return (
         f"{_with_context(task, context)}\n\nPhase: REVISE. A step failed verification and was rolled back.\n\n"
         f"Failure:\n{failure}\n\nCurrent plan:\n{plan_json(plan)}\n\n"
         f"Verified steps (kept unless you change their files): {', '.join(verified) or 'none'}\n"
         f"Budget left: {left}\n\n"
-        "Submit the complete next version of the plan with submit_plan. Fix the cause; keep "
+        f"Submit the complete next version of the plan with submit_plan. {cause}keep "
         "verified steps as they are, and the correct part of the failed attempt. You may read "
         "files and run commands first (what they change is reset).\n\n"
         f"{PLAN_FORMAT}" + "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)

@@ -184,6 +184,8 @@ def _node_id(file: str | None, classname: str, name: str) -> str:
         return ""
     if file and file.endswith(".py"):
         module = file[: -len(".py")].replace("/", ".").replace("\\", ".")
+        if not classname and name == module:
+            return file  # a file that failed to collect: pytest's id is the file
         rest = classname[len(module) :].lstrip(".") if classname.startswith(module) else ""
         parts = [file, *(p for p in rest.split(".") if p), name]
         return "::".join(parts)

@@ -223,7 +223,7 @@ def test_hanging_test_command_evidence_says_timed_out(calc_repo, script):
             {"tool": "edit_file", "input": hang},
             {"tool": "finish_step", "input": {"summary": "oops"}},
         ),
-        cmd_timeout_s=2,
+        cmd_timeout_s=6,  # the baseline must finish under load; the hang never does
         max_revisions=0,
     )
     tests = next(e for e in events if e["type"] == "verification" and e["kind"] == "tests_pass")
