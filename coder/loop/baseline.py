@@ -174,7 +174,7 @@ def ran_no_test(run: TestRun) -> str | None:
     zero = bool(totals) and all(not any(c.values()) for c in totals)
     if not (said or pytest_code or zero):
         return None
-    why = said.group(0) if said else f"exit {run.result.exit_code}"
+    why = ", ".join(w for w in (said.group(0) if said else "", f"exit {run.result.exit_code}") if w)
     return (
         f"the test command `{run.requested}` ran no test on the untouched tree ({why}): "
         "pass a --test-cmd that runs the repository's tests, or --allow-no-tests to run "

@@ -25,6 +25,7 @@ from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
 from coder.loop.context import BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, reusable_run, unchanged_check
+from coder.loop.verifier import removed_on_purpose
 from coder.loop.given_plan import load_given_plan
 from coder.loop.journal import Journal
 from coder.loop.modes import MODES
@@ -428,12 +429,27 @@ def _warn(options: RunOptions, line: str) -> None:
         options.warn(line)
 
 
+def _removed(rt: Runtime) -> frozenset[str]:
+    """The tests the verified steps removed on purpose (their `tests_removed` invariants)."""
+    plan = rt.state.plan
+    if plan is None:
+        return frozenset()
+    found: set[str] = set()
+    for step_id in rt.state.verified:
+        step = plan.steps.get(step_id)
+        if step is not None:
+            found |= removed_on_purpose(step)
+    return frozenset(found)
+
+
 def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
     reuse = reusable_run(rt.root, rt.state.full_run, rt.test_cmd)
     final = unchanged_check(rt.checkpoints, rt.base_commit)
     if final is None:
         with rt.state.spent.clock("final_check_s"):
-            final = final_check(rt.sandbox, rt.root, base, rt.limits.cmd_timeout_s, reuse)
+            final = final_check(
+                rt.sandbox, rt.root, base, rt.limits.cmd_timeout_s, reuse, _removed(rt)
+            )
     rt.trace.emit(
         "verification",
         step=None,

@@ -243,13 +243,21 @@ def _missing(now: Facts, base: Facts | None, policy: Policy) -> tuple[list[str],
 
 def _sections(now: Facts, base: Facts | None) -> tuple[list[SectionFailure], list[SectionFailure]]:
     """(new section failures, those red at the base the same way)."""
-    before = [] if base is None or not base.red else list(base.section_failures)
+    before = [] if base is None or not base.red else _failed_sections(base)
     new: list[SectionFailure] = []
     same: list[SectionFailure] = []
-    for failure in now.section_failures:
+    for failure in _failed_sections(now):
         match = any(b.name == failure.name and set(b.errors) == set(failure.errors) for b in before)
         (same if match else new).append(failure)
     return new, same
+
+
+def _failed_sections(run: Facts) -> list[SectionFailure]:
+    """The run's section failures; a red run that names neither a failing test nor a section
+    failed as a whole (the command, its exit code)."""
+    if run.section_failures or not run.red or run.timed_out or run.failing:
+        return list(run.section_failures)
+    return [SectionFailure("", (), run.exit_code)]
 
 
 def is_named(test_id: str, named: Iterable[str]) -> bool:

@@ -33,9 +33,9 @@ def refused(repo: Path, script, **kw: object) -> str:
 @pytest.mark.parametrize(
     ("test_cmd", "said"),
     [
-        ("python -m pytest -q tests/", "file or directory not found"),  # exit 4
+        ("python -m pytest -q tests/", "exit 4"),  # a path that does not exist
         ("python -m pytest -q", "exit 5"),  # no test collected
-        ("python -m unittest", "Ran 0 tests"),
+        ("python -m unittest", "ran no test"),
     ],
 )
 def test_a_baseline_that_ran_no_test_is_refused(tmp_path: Path, script, test_cmd, said) -> None:
@@ -63,7 +63,7 @@ def test_allow_no_tests_goes_on_and_the_final_check_says_nothing_was_tested(
 ) -> None:
     repo = make_repo(tmp_path / "repo", {"calc.py": CALC, "README.md": "calc\n"})
     fix = step("fix-add", ["calc.py"], [{"kind": "command_succeeds", "command": "true"}])
-    outcome, _ = run_task(
+    outcome = run_task(
         RunOptions(
             repo=repo,
             task="x",
