@@ -25,7 +25,6 @@ from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
 from coder.loop.context import BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, reusable_run, unchanged_check
-from coder.loop.verifier import removed_on_purpose
 from coder.loop.given_plan import load_given_plan
 from coder.loop.journal import Journal
 from coder.loop.modes import MODES
@@ -37,6 +36,7 @@ from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
 from coder.loop.usage import UsageError
+from coder.loop.verifier import removed_on_purpose
 from coder.loop.windows import token_limits
 from coder.models.base import Model, ReportsWindow
 from coder.models.registry import ConfigError as ModelConfigError
