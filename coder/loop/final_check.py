@@ -1,8 +1,10 @@
-"""The final check: the repository's test command on the final tree, judged against the base.
+"""The final check: the repository's test command on the final tree, judged against the base
+by the one judge (coder.verdict.judge) under the final check's policy.
 
-A run is verified only if no test that passed at the base fails now. Tests that already
-failed at the base do not count against the run (the task may be to fix some of them; the
-step invariants are what prove that). A run that stopped early proves nothing about the tests
+A run is verified only if no test fails now that did not fail the same way at the base, and no
+test that ran at the base is missing, skipped or xfailed now (unless a verified step removed
+it on purpose). Tests that already failed at the base the same way do not count against the
+run (the task may be to fix some of them; the step invariants are what prove that). A run that stopped early proves nothing about the tests
 it never reached, so it fails the check. When the last step's verification already ran the
 same command on the same tree, its outcome is the final check's: running it again could only
 cost time.
