@@ -15,10 +15,10 @@ from rich.console import Console
 from coder.loop.baseline import run_baseline
 from coder.loop.reflect import run_account
 from coder.loop.runner import RunOptions, run_task
-from coder.verdict.run import run_tests
 from coder.loop.trace import read_trace
 from coder.progress import ProgressPrinter
 from coder.show import render_run
+from coder.verdict.run import run_tests
 from sandbox.confine import make_sandbox
 
 BREAK_SCALE = {"path": "calc.py", "old_text": "value * factor", "new_text": "value ** factor"}
