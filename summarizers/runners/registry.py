@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+
 from summarizers.runners.base import Runner
+
+_MODULES = ("vitest", "jest", "mocha", "tap")
+"""The runner modules `load()` imports; each registers its runner at import."""
 
 RUNNERS: dict[str, Runner] = {}
 """Name -> runner; filled by `register` from each runner module, listed in `_MODULES`."""
@@ -23,3 +28,10 @@ def get_runner(name: str) -> Runner:
         return RUNNERS[name]
     except KeyError:
         raise UnknownRunner(name) from None
+
+
+def load() -> dict[str, Runner]:
+    """Every runner module imported (each registers itself): the registry, filled."""
+    for module in _MODULES:
+        importlib.import_module(f"summarizers.runners.{module}")
+    return RUNNERS
