@@ -16,7 +16,9 @@ from summarizers.logformats.model import ParsedLog
 from summarizers.logformats.prep import prepare, strip_terminal
 from summarizers.logformats.registry import FORMATS, detect, get_format
 from summarizers.logformats.render import render
-from summarizers.tokens import clip_chars, estimate_tokens
+from summarizers.logsections import compact_sections
+from summarizers.runners.sections import split_sections
+from summarizers.tokens import byte_cap, clip_chars, clip_to_bytes, estimate_tokens
 
 DEFAULT_BUDGET = 2000
 __all__ = [
@@ -69,6 +71,12 @@ def compact_log(
     whole = _whole(lines, parsed.progress, extra, budget)
     if whole is not None:  # it fits: the model sees the log itself, not a summary of it
         return CompactLog(whole, parsed.format, raw_tokens, estimate_tokens(whole), failing)
+    spans = split_sections(lines) if format is None else []
+    if len(spans) > 1:  # several commands: each read with its own format, one shared budget
+        done = compact_sections(lines, spans, budget, exit_code)
+        text = clip_to_bytes(done.text, byte_cap(budget))
+        tokens = estimate_tokens(text)
+        return CompactLog(text, done.format, raw_tokens, tokens, done.failing, done.omitted)
     rendered = render(parsed, budget, extra)
     return CompactLog(
         text=rendered.text,
