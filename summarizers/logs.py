@@ -16,7 +16,7 @@ from summarizers.logformats.model import ParsedLog
 from summarizers.logformats.prep import prepare, strip_terminal
 from summarizers.logformats.registry import FORMATS, detect, get_format
 from summarizers.logformats.render import render
-from summarizers.logsections import compact_sections
+from summarizers.logsections import compact_sections, runner_parsed
 from summarizers.runners.sections import split_sections
 from summarizers.tokens import byte_cap, clip_chars, clip_to_bytes, estimate_tokens
 
@@ -60,8 +60,10 @@ def compact_log(
     lines = prepared.lines
     fmt = get_format(format) if format else detect(lines)
     parsed = _parse(fmt.parse, lines)
-    if not parsed.counts and not parsed.failures:
-        parsed = generic_log.parse(lines)
+    if not format and (
+        _runner_reads(parsed.format, lines) or not parsed.counts and not parsed.failures
+    ):
+        parsed = runner_parsed(lines) or _generic(parsed, lines)
     parsed.drop("repeated lines", prepared.repeated_dropped)
     parsed.causes = find_causes(lines)
     extra = [f"exit code {exit_code}"] if exit_code not in (None, 0) else []
@@ -113,6 +115,19 @@ def failure_messages(text: str) -> dict[str, str]:
         said = f"{f.exc_type}: {f.message}" if f.exc_type and f.message else f.exc_type or f.message
         out.setdefault(f.id, _ADDRESS.sub("0x…", said))
     return out
+
+
+def _runner_reads(format: str, lines: list[str]) -> bool:
+    """A runner module reads the log better than its format parser: vitest, jest and mocha
+    have none (generic), and node-tap's ids there would carry durations (`# time=40.6ms`,
+    which node --test and tape never print)."""
+    if format == "generic":
+        return True
+    return format == "node-tap" and any("# time=" in line for line in lines[-200:])
+
+
+def _generic(parsed: ParsedLog, lines: list[str]) -> ParsedLog:
+    return parsed if parsed.format == "generic" else generic_log.parse(lines)
 
 
 def known_formats() -> list[str]:

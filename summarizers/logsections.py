@@ -10,6 +10,7 @@ searched for error-looking lines: `ok 1 - throws TypeError` is a pass.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from summarizers.logformats import generic_log
@@ -25,6 +26,8 @@ from summarizers.tokens import clip_chars, estimate_tokens
 MIN_SHARE = 120
 """Tokens a red section is given at least, budget allowing: room for its ids and a cause."""
 SNIFF_FLOOR = 0.5
+CONTEXT_LINES = 30
+_EXC_TYPE = re.compile(r"^(?:[A-Z]\w*)?(?:Error|Exception)(?: \[\w+\])?$")
 _TAIL = "last lines of output"
 """The generic parser's stand-in when it finds no error-looking line: not a failure."""
 
@@ -119,6 +122,16 @@ def _runner_reading(lines: list[str]) -> tuple[Reading | None, str | None]:
         return None, None
 
 
+def runner_parsed(lines: list[str]) -> ParsedLog | None:
+    """A log no format parser understood, read by the runner module that recognises it
+    (vitest, jest, mocha, node-tap): its failing ids and counts, never its error-looking
+    lines (a passing `t.throws(..., TypeError)` is a pass). None when no runner does."""
+    reading, runner = _runner_reading(lines)
+    if reading is None or not (reading.outcomes or reading.errors):
+        return None
+    return _from_reading(lines, reading, runner or "")
+
+
 def _parse(lines: list[str]) -> ParsedLog:
     try:
         return detect(lines).parse(lines)
@@ -139,14 +152,28 @@ def _from_reading(lines: list[str], reading: Reading, runner: str) -> ParsedLog:
     if reading.counts:
         log.counts = [", ".join(f"{v} {k}" for k, v in reading.counts.items())]
     for ident in sorted(k for k, v in reading.outcomes.items() if v in FAILING):
-        exc, _, message = reading.messages.get(ident, "").partition(": ")
-        if not message:
-            exc, message = "", exc
+        said = reading.messages.get(ident, "")
+        exc, _, message = said.partition(": ")
+        if not message or not _EXC_TYPE.match(exc):
+            exc, message = "", said
         where = [reading.locations[ident]] if ident in reading.locations else []
-        log.failures.append(Failure(ident, "FAILED", exc, message, where))
+        blocks = _context(lines, ident, message)
+        log.failures.append(Failure(ident, "FAILED", exc, message, where, blocks=blocks))
     for error in reading.errors:
         log.failures.append(Failure(error, "ERROR"))
     return log
+
+
+def _context(lines: list[str], ident: str, message: str) -> list[tuple[int, int]]:
+    """Where the log tells a failure's story: from the first line naming its test (its last
+    title) or its message, a bounded block."""
+    name = ident.rsplit(" > ", 1)[-1]
+    probes = [p for p in (message[:80], name) if len(p) >= 4]
+    for probe in probes:
+        at = next((i for i, line in enumerate(lines) if probe in line), None)
+        if at is not None:
+            return [(at, min(len(lines), at + CONTEXT_LINES))]
+    return []
 
 
 def _header(section: _Section, n: int, total: int) -> str:

@@ -88,6 +88,8 @@ class Tap:
                 score += 0.4
             elif SUBTEST.match(line):
                 score += 0.1
+            elif line.lstrip().startswith("duration_ms:"):
+                score -= 0.2  # node --test's YAML: its own module reads it
             elif _TAP_SUMMARY.match(line) or "# time=" in line:
                 score += 0.1
             elif _NODE_COUNTS.match(line) and not line.startswith(("# tests", "# pass", "# fail")):

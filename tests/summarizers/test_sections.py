@@ -137,3 +137,21 @@ def test_the_shared_budget_is_never_exceeded(budget):
     for log in DATA.glob("*.log"):
         compact = compact_log(log.read_text(), budget=budget, exit_code=1)
         assert estimate_tokens(compact.text) <= budget, log.name
+
+
+@pytest.mark.parametrize(
+    ("log", "failing"),
+    [
+        ("tap16.log", ["test/parse.js > parse nested > inner bad", "test/throws.js > explodes"]),
+        ("tap21.log", ["test/parse.js > parse nested > inner bad", "test/throws.js > explodes"]),
+        ("mocha_spec.log", ["add > adds negatives", "add > nested group > deep fail"]),
+        ("vitest_default.log", ["test/math.test.js > top-level throws"]),
+    ],
+)
+def test_one_runner_log_is_compacted_by_its_runner_module(log, failing):
+    """node-tap's ids without `# time=`; vitest, jest and mocha, which have no format parser,
+    with their failing ids and messages, not their error-looking lines."""
+    compact = compact_log((DATA / log).read_text() * 3, budget=400, exit_code=1)
+    assert set(failing) <= set(compact.failing)
+    assert all("time=" not in f for f in compact.failing)
+    assert all(f"FAILED {f}" in compact.text for f in failing)
