@@ -408,3 +408,17 @@ def test_real_tap_path_run_ignores_the_coverage_gate(js_project):
     r = RUNNERS["tap"].read(lines)
     assert code == 0, "\n".join(lines)
     assert r.outcomes == {"test/a.js > group > case": PASSED}
+
+
+def test_vitest_typecheck_refused_write_is_an_error_and_an_environment_failure():
+    """The live failure: every test green, tsc's build info not writable in node_modules."""
+    from summarizers.sandbox_failures import READ_ONLY, environment_failures
+
+    r = read("vitest", "vitest_typecheck_erofs.log")
+    assert failing(r) == [] and r.counts["passed"] == 2
+    (error,) = r.errors
+    assert error.startswith("Typecheck Error: Error: error TS5033: Could not write file")
+    lines = prepare((DATA / "vitest_typecheck_erofs.log").read_text()).lines
+    (env,) = environment_failures(lines)
+    assert env.kind == READ_ONLY
+    assert env.path and env.path.endswith("node_modules/vitest/dist/tsconfig.tmp.tsbuildinfo")
