@@ -133,7 +133,7 @@ class Jest:
         """Exactly these files (`--runTestsByPath`: a positional is a regular expression), with
         the coverage gate off (`--coverage=false`): one file cannot meet a whole suite's."""
         drop = [i for i, a in enumerate(args) if a.split("=")[0] in _PATH_MODES]
-        drop += [i for i, a in enumerate(args) if a.split("=")[0] in ("--coverage", "--ci")]
+        drop += [i for i, a in enumerate(args) if a.split("=")[0] == "--coverage"]
         drop += [i + 1 for i, a in enumerate(args) if a in ("--changedSince",)]
         kept = replace_paths(args, [], _WITH_VALUE, drop)
         return [*kept, "--coverage=false", "--runTestsByPath", *paths]

@@ -180,6 +180,7 @@ def test_jest_command_words():
     assert j.invoked_at(["node", "node_modules/jest/bin/jest.js", "-b"]) == 2
     assert j.stop_flags(["--ci", "-b", "--bail=2"]) == [1, 2]
     assert j.path_args(["--ci", "--coverage", "test/"], ["test/a.test.js"]) == [
+        "--ci",
         "--coverage=false",
         "--runTestsByPath",
         "test/a.test.js",
