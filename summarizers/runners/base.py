@@ -18,6 +18,8 @@ class Reading:
     counts: dict[str, int] = field(default_factory=dict)
     """What the runner's own summary line says (`passed`, `failed`, `skipped`, ...), to check
     the per-test outcomes against; empty when it printed none."""
+    locations: dict[str, str] = field(default_factory=dict)
+    """Failing id -> where it failed (`test/a.test.js:12:5`), where the runner prints it."""
 
 
 class Runner(Protocol):

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+
 from summarizers.runners.base import Runner
+
+_MODULES = ("pytest", "unittest", "node_test", "vitest", "jest", "mocha", "tap")
+"""The runner modules `load()` imports; each registers its runner at import."""
 
 RUNNERS: dict[str, Runner] = {}
 """Name -> runner; filled by `register` from each runner module, listed in `_MODULES`."""
@@ -25,14 +30,8 @@ def get_runner(name: str) -> Runner:
         raise UnknownRunner(name) from None
 
 
-_MODULES = ("pytest", "unittest", "node_test")
-"""The runner modules `load` imports (each registers itself); add a new runner's here."""
-
-
 def load() -> dict[str, Runner]:
-    """Every known runner, by name (importing a runner module registers it)."""
-    import importlib
-
-    for name in _MODULES:
-        importlib.import_module(f"summarizers.runners.{name}")
+    """Every runner module imported (each registers itself): the registry, filled."""
+    for module in _MODULES:
+        importlib.import_module(f"summarizers.runners.{module}")
     return RUNNERS

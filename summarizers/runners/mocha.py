@@ -1,0 +1,158 @@
+"""mocha (v8-12), its default `spec` reporter.
+
+The spec reporter prints no file names, so a test's id is its title path: `describe > test`
+(what `--grep` matches). A failing hook is a failure of its own: mocha titles it
+`"before each" hook for "test"`, and that title, under its describes, is its id, as an
+`error` outcome (the tests it stopped never ran). A `--bail` run says nothing about the tests
+it skipped: the harness takes the flag out of its own runs rather than read it here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from summarizers.runners.base import Reading
+from summarizers.runners.jsargs import (
+    find_binary,
+    option_indices,
+    replace_paths,
+    strip_duration,
+)
+from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED
+from summarizers.runners.registry import register
+
+_PASS = re.compile(r"^( +)[✔✓√] (.+)$")
+_FAIL = re.compile(r"^( +)(\d+)\) (.+)$")
+_PENDING = re.compile(r"^( +)- (.+)$")
+_TOTALS = re.compile(r"^  (\d+) (passing|pending|failing)(?: \(.*\))?$")
+_DETAIL = re.compile(r"^  (\d+)\) (.+)$")
+_FRAME = re.compile(r"^\s+at (?:(.*) \()?([^()\s]+?:\d+:\d+)\)?$")
+_HOOK = re.compile(r'^"(?:before|after)(?: each| all)?" hook')
+_ERROR_LINE = re.compile(r"^\s*(?:\w+\.)?(?:[A-Z]\w*)?(?:Error|Exception)(?: \[\w+\])?:?.*$")
+_WITH_VALUE = {
+    "-g", "--grep", "-f", "--fgrep", "-R", "--reporter", "-O", "--reporter-option",
+    "--reporter-options", "-r", "--require", "--config", "--package", "-t", "--timeout",
+    "--slow", "-s", "--ui", "-u", "--extension", "--ignore", "--exclude", "--file", "-j",
+    "--jobs", "--retries", "--spec", "--node-option", "-n",
+}  # fmt: skip
+SEPARATOR = " > "
+
+
+class Mocha:
+    name = "mocha"
+
+    def sniff(self, lines: list[str]) -> float:
+        score = 0.0
+        for line in lines:
+            if _TOTALS.match(line):
+                score += 0.4
+            elif _PASS.match(line):
+                score += 0.05
+            elif _DETAIL.match(line) and line.rstrip().endswith(":"):
+                score += 0.1
+        return min(score, 1.0)
+
+    def read(self, lines: list[str]) -> Reading:
+        outcomes: dict[str, str] = {}
+        messages: dict[str, str] = {}
+        locations: dict[str, str] = {}
+        counts: dict[str, int] = {}
+        first_total = next((i for i, x in enumerate(lines) if _TOTALS.match(x)), len(lines))
+        _read_tree(lines[:first_total], outcomes)
+        i = first_total
+        while i < len(lines):
+            t = _TOTALS.match(lines[i])
+            if t:
+                word = {"passing": "passed", "failing": "failed", "pending": "skipped"}
+                counts[word[t.group(2)]] = int(t.group(1))
+                i += 1
+                continue
+            d = _DETAIL.match(lines[i])
+            if d is None:
+                i += 1
+                continue
+            titles, i = _title(lines, i, d.group(2))
+            ident = SEPARATOR.join(titles)
+            hook = _HOOK.match(titles[-1]) is not None
+            outcomes.pop(_tree_guess(outcomes, titles[-1]) or "\0", None)
+            outcomes[ident] = ERROR if hook else FAILED
+            said, where = _failure(lines, i)
+            messages[ident] = said or "failed"
+            if where:
+                locations[ident] = where
+        return Reading(outcomes=outcomes, messages=messages, counts=counts, locations=locations)
+
+    def invoked_at(self, argv: list[str]) -> int | None:
+        at = find_binary(argv, {"mocha", "_mocha"})
+        return None if at is None else at + 1
+
+    def stop_flags(self, args: list[str]) -> list[int]:
+        return option_indices(args, {"--bail", "-b"}, optional_number=False)
+
+    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
+        """The given files instead of mocha's default spec (`./test`); `--spec` is taken out.
+        A `spec` set in `.mocharc.*` or package.json's `mocha` is run as well as the paths
+        (mocha joins the two): scoping such a project needs `--no-config`/`--no-package` with
+        the config's other options carried over, which these arguments alone cannot know."""
+        drop = [i for i, a in enumerate(args) if a == "--spec" or a.startswith("--spec=")]
+        drop += [i + 1 for i, a in enumerate(args) if a == "--spec"]
+        return replace_paths(args, paths, _WITH_VALUE, drop)
+
+
+def _read_tree(lines: list[str], outcomes: dict[str, str]) -> None:
+    """The spec reporter's tree: suites are indented two spaces a level, tests carry a mark."""
+    suites: list[str] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        depth = (len(line) - len(line.lstrip())) // 2 - 1
+        for pattern, outcome in ((_PASS, PASSED), (_FAIL, FAILED), (_PENDING, SKIPPED)):
+            m = pattern.match(line)
+            if m:
+                name = strip_duration(m.group(m.lastindex or 2))
+                path = [*suites[: max(depth, 0)], name]
+                outcomes.setdefault(SEPARATOR.join(path), outcome)
+                break
+        else:
+            if depth >= 0 and line.startswith("  "):
+                suites[depth:] = [line.strip()]
+
+
+def _tree_guess(outcomes: dict[str, str], last: str) -> str | None:
+    """The tree's entry for a failure the details name in full (same last title, failed)."""
+    for ident, outcome in outcomes.items():
+        if outcome == FAILED and (ident == last or ident.endswith(SEPARATOR + last)):
+            return ident
+    return None
+
+
+def _title(lines: list[str], i: int, first: str) -> tuple[list[str], int]:
+    """A failure's title path: `N) a` then `b`, `c:` on the lines below, deeper each."""
+    titles = [first]
+    j = i + 1
+    while not titles[-1].endswith(":") and j < len(lines) and lines[j].startswith("     "):
+        titles.append(lines[j].strip())
+        j += 1
+    titles[-1] = titles[-1].removesuffix(":")
+    return titles, j
+
+
+def _failure(lines: list[str], start: int) -> tuple[str, str]:
+    said, where = "", ""
+    for line in lines[start : start + 80]:
+        if _DETAIL.match(line) or _TOTALS.match(line):
+            break
+        if not said and _ERROR_LINE.match(line):
+            said = line.strip().rstrip(":")
+        frame = _FRAME.match(line)
+        if frame and not frame.group(2).startswith("node:") and "node_modules" not in line:
+            if not where or (frame.group(1) or "").startswith("Context."):
+                where = frame.group(2)
+            if (frame.group(1) or "").startswith("Context."):
+                break
+    if not said:
+        said = next((x.strip() for x in lines[start : start + 5] if x.strip()), "")
+    return said, where
+
+
+MOCHA = register(Mocha())

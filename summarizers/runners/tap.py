@@ -1,0 +1,283 @@
+"""TAP: plain TAP, tape, and node-tap v16-21 (TAP 13/14 with indented subtests).
+
+A test is a subtest (`# Subtest: name`, or TAP 14's buffered `ok 1 - name {`), its id the path
+of names from the outermost one, which for node-tap is the test file: `test/a.js > group >
+case`. Points without a subtest header are assertions (`ok 2 - should be equal`): they are not
+tests, so a name like "should be equal" that repeats never becomes an id; a failing one fails
+its enclosing test and gives it its message. tape has no subtests: a top-level `# name` comment
+opens a test whose assertions follow.
+
+Ids are leaves: a test that has subtests is reported only when it failed on its own (an
+assertion of its own, a crash, a timeout, a plan mismatch), so one failing case is one failing
+id, not one per enclosing group. Directives never reach an id: `# time=40.659ms`, `# SKIP`,
+`# TODO`. node-tap's summary counts assertions, so `Reading.counts` is the tests' own tally.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from summarizers.runners.base import Reading
+from summarizers.runners.jsargs import find_binary, option_indices, replace_paths
+from summarizers.runners.model import FAILED, PASSED, SKIPPED
+from summarizers.runners.registry import register
+
+POINT = re.compile(r"^(\s*)(not ok|ok)\b(?: \d+)?(?: -)?(?: (.*?))?(?:\s*# (\w+)\b(.*))?$")
+SUBTEST = re.compile(r"^(\s*)# Subtest: (.*)$")
+_BUFFERED = re.compile(r"^(.*) \{$")
+_BAIL = re.compile(r"^\s*Bail out!(.*)$")
+_TAPE_TEST = re.compile(r"^# (\S.*)$")
+_TAPE_SKIP = re.compile(r"^# SKIP (.+)$")
+_NODE_COUNTS = re.compile(r"^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms)\b")
+_TAP_SUMMARY = re.compile(r"^# (?:failed \d+ of \d+ tests|\{ total: \d+|time=)")
+_YAML_KEY = re.compile(r"^\s*(type|name|message|found|wanted|operator|expected|actual):\s*(.*)$")
+_AT_FILE = re.compile(r"^\s*(?:file|fileName):\s*(\S+)$")
+_AT_LINE = re.compile(r"^\s*(?:line|lineNumber):\s*(\d+)$")
+_AT_COL = re.compile(r"^\s*(?:column|columnNumber):\s*(\d+)$")
+_SKIPS = ("skip", "todo")
+SEPARATOR = " > "
+_WITH_VALUE = {
+    "-R", "--reporter", "-t", "--timeout", "-j", "--jobs", "-g", "--grep", "--test-regex",
+    "--test-ignore", "-c", "--coverage-map", "--nyc-arg", "--node-arg", "-o", "--output-file",
+    "--output-dir", "-d", "--reporter-arg", "--before", "--after", "--plugin", "-i", "--include",
+    "--exclude",
+}  # fmt: skip
+V16_COVERAGE_OFF = "--no-coverage"
+V18_COVERAGE_OFF = "--disable-coverage"
+"""node-tap 18 and later check 100% coverage by default and refuse `--no-coverage`; 16 and
+earlier refuse `--disable-coverage`. The flag turns off a gate one test file cannot meet."""
+_V16_ONLY = {"--no-coverage", "--no-cov", "--check-coverage", "--100", "--nyc-arg", "--no-esm"}
+_V18_ONLY = {"--disable-coverage", "--allow-incomplete-coverage", "--allow-empty-coverage"}
+
+
+@dataclass
+class _Test:
+    path: str
+    outcome: str = PASSED
+    children: int = 0
+    own_failure: str = ""
+    location: str = ""
+    closed: bool = False
+    child_failed: bool = False
+
+
+@dataclass
+class _Read:
+    tests: dict[str, _Test] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    incomplete: str | None = None
+
+    def test(self, path: str) -> _Test:
+        if path not in self.tests:
+            self.tests[path] = _Test(path)
+            self.order.append(path)
+            parent = path.rpartition(SEPARATOR)[0]
+            if parent and parent in self.tests:
+                self.tests[parent].children += 1
+        return self.tests[path]
+
+
+class Tap:
+    name = "tap"
+
+    def sniff(self, lines: list[str]) -> float:
+        score = 0.0
+        for line in lines:
+            if line.startswith("TAP version"):
+                score += 0.4
+            elif SUBTEST.match(line):
+                score += 0.1
+            elif line.lstrip().startswith("duration_ms:"):
+                score -= 0.2  # node --test's YAML: its own module reads it
+            elif _TAP_SUMMARY.match(line) or "# time=" in line:
+                score += 0.1
+            elif _NODE_COUNTS.match(line) and not line.startswith(("# tests", "# pass", "# fail")):
+                score -= 0.3  # node --test's own summary: its module reads it
+            elif POINT.match(line) and line.lstrip().startswith(("ok ", "not ok ")):
+                score += 0.05
+        return max(0.0, min(score, 1.0))
+
+    def read(self, lines: list[str]) -> Reading:
+        state = _Read()
+        tape = not any(SUBTEST.match(line) or "# time=" in line for line in lines)
+        stack: list[str] = []  # names of the open subtests, one per indent level
+        pending: dict[int, str] = {}  # level -> name announced by `# Subtest:`
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            bail = _BAIL.match(line)
+            if bail:
+                state.incomplete = f"bailed out:{bail.group(1)}".rstrip(":").strip()
+            sub = SUBTEST.match(line)
+            if sub:
+                level = len(sub.group(1)) // 4
+                del stack[level:]
+                stack.extend([""] * (level - len(stack)))
+                stack.append(sub.group(2).strip())
+                pending[level] = sub.group(2).strip()
+                state.test(SEPARATOR.join(stack))
+                i += 1
+                continue
+            if tape and (name := _tape_test(line)) is not None:
+                skipped = _TAPE_SKIP.match(line)
+                stack[:] = [skipped.group(1).strip() if skipped else name]
+                state.test(stack[0]).outcome = SKIPPED if skipped else PASSED
+                i += 1
+                continue
+            point = POINT.match(line)
+            if point is None or not line.lstrip().startswith(("ok", "not ok")):
+                i += 1
+                continue
+            level = len(stack) if tape else len(point.group(1)) // 4
+            name = (point.group(3) or "").replace("\\#", "#").strip()
+            directive = (point.group(4) or "").lower()
+            ok = point.group(2) == "ok"
+            yaml_end = _yaml_end(lines, i + 1)
+            buffered = _BUFFERED.match(name)
+            if buffered:
+                name = buffered.group(1).strip()
+            is_subtest = buffered is not None or pending.get(level) == name
+            if is_subtest and not tape:
+                pending.pop(level, None)
+                del stack[level:]
+                stack.extend([""] * (level - len(stack)))
+                test = state.test(SEPARATOR.join([*stack, name]))
+                test.closed = True
+                if directive in _SKIPS:
+                    test.outcome = SKIPPED
+                elif not ok:
+                    test.outcome = FAILED
+                    if not test.own_failure and not test.child_failed:
+                        test.own_failure, test.location = _yaml_said(lines, i + 1, yaml_end, name)
+                if buffered:
+                    stack.append(name)
+            elif directive in _SKIPS and not tape:  # a skipped subtest prints no header
+                state.test(SEPARATOR.join([*stack[:level], name])).outcome = SKIPPED
+            elif tape and not stack:  # plain TAP: every point is a test
+                test = state.test(name or f"test {len(state.order) + 1}")
+                test.outcome = SKIPPED if directive in _SKIPS else PASSED if ok else FAILED
+                if test.outcome == FAILED:
+                    test.own_failure, test.location = _yaml_said(lines, i + 1, yaml_end, name)
+            else:  # an assertion of the test that encloses it
+                owner = SEPARATOR.join(stack[:level]) if stack[:level] else "(top level)"
+                test = state.test(owner)
+                if not ok and directive not in _SKIPS:
+                    test.outcome = FAILED
+                    if not test.own_failure:
+                        said, where = _yaml_said(lines, i + 1, yaml_end, name)
+                        test.own_failure, test.location = said, where
+                    _mark_parents(state, owner)
+            if not ok and directive not in _SKIPS and is_subtest and not tape:
+                _mark_parents(state, SEPARATOR.join([*stack[:level], name]))
+            i = max(i + 1, yaml_end)
+        return _reading(state)
+
+    def invoked_at(self, argv: list[str]) -> int | None:
+        at = find_binary(argv, {"tap", "tape"})
+        return None if at is None else at + 1
+
+    def stop_flags(self, args: list[str]) -> list[int]:
+        return option_indices(args, {"--bail", "-b"}, optional_number=False)
+
+    def path_args(
+        self, args: list[str], paths: list[str], *, major: int | None = None
+    ) -> list[str]:
+        """`major` is node-tap's major version when known (package.json, node_modules); else
+        the arguments' own flags tell, and without any, 18+ (today's node-tap) is assumed."""
+        drop = [i for i, a in enumerate(args) if a in _V16_ONLY | _V18_ONLY]
+        old = major is not None and major < 18 or major is None and bool(_V16_ONLY & set(args))
+        coverage = V16_COVERAGE_OFF if old else V18_COVERAGE_OFF
+        return [coverage, *replace_paths(args, paths, _WITH_VALUE, drop)]
+
+
+def _tape_test(line: str) -> str | None:
+    m = _TAPE_TEST.match(line)
+    if m is None or _NODE_COUNTS.match(line) or line.strip() in ("# ok", "# not ok"):
+        return None
+    return m.group(1).strip()
+
+
+def _mark_parents(state: _Read, path: str) -> None:
+    parts = path.split(SEPARATOR)
+    for k in range(1, len(parts)):
+        parent = state.tests.get(SEPARATOR.join(parts[:k]))
+        if parent is not None:
+            parent.child_failed = True
+
+
+def _yaml_end(lines: list[str], start: int) -> int:
+    """The line after a point's YAML diagnostics block (`---` ... `...`), or `start`."""
+    if start >= len(lines) or lines[start].strip() != "---":
+        return start
+    for j in range(start + 1, min(len(lines), start + 400)):
+        if lines[j].strip() == "...":
+            return j + 1
+    return start
+
+
+def _yaml_said(lines: list[str], start: int, end: int, name: str) -> tuple[str, str]:
+    """How a point failed, in one line (its YAML's error type, and the name, which for a
+    failed assertion is its message), and where (`file:line:col`)."""
+    keys: dict[str, str] = {}
+    file = line_no = col = ""
+    first = lines[start + 1] if start + 1 < end else ""
+    base = len(first) - len(first.lstrip())
+    for line in lines[start:end]:
+        top = len(line) - len(line.lstrip()) == base
+        if top and (k := _YAML_KEY.match(line)) and k.group(1) not in keys:
+            keys[k.group(1)] = k.group(2).strip().strip("'\"")
+        elif (f := _AT_FILE.match(line)) and not file:
+            file = f.group(1)
+        elif (n := _AT_LINE.match(line)) and not line_no:
+            line_no = n.group(1)
+        elif (c := _AT_COL.match(line)) and not col:
+            col = c.group(1)
+    said = f"{keys['type']}: {name}" if keys.get("type") else name
+    if keys.get("wanted") and keys.get("found"):
+        said += f" (wanted {keys['wanted']}, found {keys['found']})"
+    elif keys.get("expected") and keys.get("actual"):
+        said += f" (expected {keys['expected']}, actual {keys['actual']})"
+    where = ":".join(x for x in (file, line_no, col) if x) if file else ""
+    return said, where
+
+
+def _reading(state: _Read) -> Reading:
+    outcomes: dict[str, str] = {}
+    messages: dict[str, str] = {}
+    locations: dict[str, str] = {}
+    for path in state.order:
+        test = state.tests[path]
+        leaf = test.children == 0
+        on_its_own = test.outcome == FAILED and not test.child_failed
+        if test.path == "(top level)" and test.outcome != FAILED:
+            continue
+        if not leaf and not on_its_own:
+            continue
+        outcomes[path] = test.outcome
+        if test.outcome == FAILED:
+            messages[path] = test.own_failure or "failed"
+            if test.location:
+                locations[path] = test.location
+    counts = {
+        "passed": sum(1 for o in outcomes.values() if o == PASSED),
+        "failed": sum(1 for o in outcomes.values() if o == FAILED),
+        "skipped": sum(1 for o in outcomes.values() if o == SKIPPED),
+    }
+    return Reading(
+        outcomes=outcomes,
+        messages=messages,
+        incomplete=state.incomplete,
+        counts=counts,
+        locations=locations,
+    )
+
+
+def major_version(spec: str) -> int | None:
+    """node-tap's major version from a package.json range or an installed version
+    (`^16.3.0`, `~18.7`, `21.0.1`), or None."""
+    m = re.search(r"\d+", spec)
+    return int(m.group()) if m else None
+
+
+TAP = register(Tap())
