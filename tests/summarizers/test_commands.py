@@ -1,18 +1,16 @@
 """scope_to_paths and mark_sections on real-world test commands.
 
-The runners here are small real `Runner` objects written for this file, so the table tests
-how a command is taken apart, not what one runner module's `path_args` does: each knows its
-program names and, for `path_args`, replaces trailing path arguments with the paths.
+The runners are the small real `Runner` objects of tests/tablerunners.py, so the table tests
+how a command is taken apart, not what one runner module's `path_args` does.
 """
 
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
 
 import pytest
+from tablerunners import RUNNERS
 
-from summarizers.runners.base import Reading
 from summarizers.runners.commands import (
     NODE_BIN_PATH,
     Scoped,
@@ -23,45 +21,6 @@ from summarizers.runners.commands import (
 from summarizers.runners.model import SECTION_MARK
 
 
-@dataclass(frozen=True)
-class TableRunner:
-    name: str
-    programs: tuple[str, ...] = ()
-    module: str | None = None
-    subcommands: tuple[str, ...] = ()
-
-    def sniff(self, lines: list[str]) -> float:
-        return 0.0
-
-    def read(self, lines: list[str]) -> Reading:
-        return Reading()
-
-    def stop_flags(self, args: list[str]) -> list[int]:
-        return []
-
-    def invoked_at(self, argv: list[str]) -> int | None:
-        program = argv[0].rsplit("/", 1)[-1]
-        if self.module and program.startswith("python") and argv[1:3] == ["-m", self.module]:
-            return 3
-        if program in self.programs:
-            return 2 if argv[1:2] and argv[1] in self.subcommands else 1
-        return None
-
-    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
-        kept = list(args)
-        while kept and not kept[-1].startswith("-") and any(c in kept[-1] for c in "/.*"):
-            kept.pop()
-        return kept + paths
-
-
-RUNNERS = [
-    TableRunner("pytest", ("pytest", "py.test"), module="pytest"),
-    TableRunner("unittest", module="unittest"),
-    TableRunner("vitest", ("vitest",), subcommands=("run",)),
-    TableRunner("jest", ("jest",)),
-    TableRunner("mocha", ("mocha",)),
-    TableRunner("tap", ("tap", "tape")),
-]
 BIN = NODE_BIN_PATH
 
 
