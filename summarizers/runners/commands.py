@@ -41,6 +41,7 @@ _MAX_SCRIPT_DEPTH = 5
 _KEPT_BEFORE = frozenset({"export", "source", ".", "set", "unset", "umask", "ulimit"})
 """Commands before the runner whose effect it needs (besides `cd` and assignments)."""
 _PYTHON_RUNNERS = frozenset({"pytest", "unittest"})
+_COVERAGE_WRAPPERS = frozenset({"nyc", "c8"})
 
 
 @dataclass(frozen=True)
@@ -199,29 +200,47 @@ class _Scoper:
         direct = self._direct(argv)
         if direct is None:
             return self._script(command, simple, index, member, here, paths, depth)
-        runner, at = direct
+        runner, at, wrapper = direct
         if isinstance(here, _Unknown):
             return Unscopable("the runner runs in a directory coder cannot name")
         new_args = runner.path_args(argv[at:], [_relative(p, here) for p in paths])
-        words = [source(command, w) for w in (*simple.assignments, *simple.words[:at])]
+        kept = [w for i, w in enumerate(simple.words[:at]) if i not in wrapper]
+        words = [source(command, w) for w in (*simple.assignments, *kept)]
         words += _requoted(command, simple.words[at:], new_args)
         words += [source(command, w) for w in simple.redirects]
-        return _Found(index, member, runner.name, " ".join(words))
+        dropped = (
+            [f"the coverage wrapper `{' '.join(argv[i] for i in wrapper)}`"] if wrapper else []
+        )
+        return _Found(index, member, runner.name, " ".join(words), dropped)
 
-    def _direct(self, argv: list[str]) -> tuple[Runner, int] | None:
-        """The runner `argv` runs and where its own arguments start, looking past launchers
-        (`npx`, `pnpm exec`, `uv run`, `env`, `time`, ...) for runner modules that do not."""
+    def _direct(self, argv: list[str]) -> tuple[Runner, int, range] | None:
+        """The runner `argv` runs, where its own arguments start, and the words of a coverage
+        wrapper around it (`nyc --check-coverage mocha`: a suite's coverage gate is not one
+        file's), looking past launchers (`npx`, `pnpm exec`, `uv run`, `env`, `time`, ...)
+        for runner modules that do not."""
         skipped = 0
         while skipped < len(argv):
             rest = argv[skipped:]
-            for runner in self.runners:
-                at = runner.invoked_at(rest)
-                if at is not None:
-                    return runner, skipped + at
+            hit = self._invoked(rest)
+            if hit is not None:
+                return hit[0], skipped + hit[1], range(0)
+            if posixpath.basename(rest[0]) in _COVERAGE_WRAPPERS:
+                for start in range(1, len(rest)):
+                    hit = self._invoked(rest[start:])
+                    if hit is not None:
+                        return hit[0], skipped + start + hit[1], range(skipped, skipped + start)
+                return None
             step = _launcher_words(rest, self.scripts)
             if not step:
                 return None
             skipped += step
+        return None
+
+    def _invoked(self, argv: list[str]) -> tuple[Runner, int] | None:
+        for runner in self.runners:
+            at = runner.invoked_at(argv)
+            if at is not None:
+                return runner, at
         return None
 
     def _script(

@@ -20,7 +20,6 @@ from summarizers.runners.commands import (
 )
 from summarizers.runners.model import SECTION_MARK
 
-
 BIN = NODE_BIN_PATH
 
 
@@ -117,6 +116,20 @@ SCOPED = [
     ("time env CI=1 pytest", ["t.py"], {}, "time env CI=1 pytest t.py", ""),
     # launchers and package managers
     ("npx vitest run", ["a.test.ts"], {}, "npx vitest run a.test.ts", ""),
+    (
+        "npm test",
+        ["test/a.js"],
+        {"test": "nyc --reporter lcov --check-coverage mocha 'test/**/*.js'"},
+        f"{BIN} mocha test/a.js",
+        "without the coverage wrapper `nyc --reporter lcov --check-coverage`",
+    ),
+    (
+        "npx c8 tape test/*.js",
+        ["test/a.js"],
+        {},
+        "npx tape test/a.js",
+        "without the coverage wrapper `c8`",
+    ),
     ("pnpm exec vitest", ["a.test.ts"], {}, "pnpm exec vitest a.test.ts", ""),
     ("uv run pytest -q", ["t.py"], {}, "uv run pytest -q t.py", ""),
     (
