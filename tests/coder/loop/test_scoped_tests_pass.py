@@ -13,7 +13,7 @@ from tablerunners import registered
 from coder.loop.runner import RunOptions, run_task
 from coder.loop.scoping import command_for_paths, paths_briefing
 from coder.loop.trace import read_trace
-from summarizers.runners.commands import NODE_BIN_PATH
+from summarizers.runners.commands import NODE_BIN_PATH, Scoped, scope_to_paths
 
 COMPOSITE = "cd . && python -m pytest -q"
 NAMED = step("fix-add", ["calc.py"], [{"kind": "tests_pass", "paths": ["tests/test_calc.py"]}])
@@ -24,7 +24,11 @@ def test_package_json_scripts_are_read_from_the_worktree(tmp_path, monkeypatch):
     scripts = {"test": "jest --ci", "posttest": "eslint ."}
     (tmp_path / "package.json").write_text(json.dumps({"scripts": scripts}))
     run = command_for_paths("npm test --silent", ["test/a.test.js"], tmp_path)
-    assert run.command == f"{NODE_BIN_PATH} jest --ci test/a.test.js"
+    scoped = scope_to_paths("npm test --silent", ["test/a.test.js"], scripts)
+    assert isinstance(scoped, Scoped) and scoped.runner == "jest"
+    assert run.command == scoped.command
+    assert run.command.startswith(f"{NODE_BIN_PATH} jest ")
+    assert run.command.endswith(" test/a.test.js")
     assert run.note == "the test command without the posttest hook `eslint .`"
 
 
@@ -112,5 +116,6 @@ def test_a_composite_script_runs_only_its_runner(tmp_path: Path, monkeypatch):
         json.dumps({"scripts": {"test": "pnpm lint && vitest run --typecheck", "lint": "x"}})
     )
     run = command_for_paths("pnpm test", ["src/a.test.ts"], tmp_path)
-    assert run.command == f"{NODE_BIN_PATH} vitest run --typecheck src/a.test.ts"
+    assert run.command.startswith(f"{NODE_BIN_PATH} vitest run --typecheck")
+    assert "src/a.test.ts" in run.command and "lint" not in run.command
     assert run.note == "the test command without `pnpm lint`"
