@@ -53,9 +53,9 @@ def paths_briefing(command: str | None, root: Path) -> str:
     for the paths (written relative to the directory the runner runs in)."""
     if not command:
         return ""
-    run = command_for_paths(command, [_PLACEHOLDER], root)
-    if _PLACEHOLDER not in run.command:
-        return f"A tests_pass with paths runs the whole test command `{command}` ({run.note})."
-    shown = re.sub(rf"(\.\./)*{_PLACEHOLDER}", "<paths>", run.command)
-    tail = f" ({run.note})" if run.note else ""
+    scoped = scope_to_paths(command, [_PLACEHOLDER], package_scripts(root))
+    if isinstance(scoped, Unscopable):
+        return f"A tests_pass with paths runs the whole test command: {scoped.reason}."
+    shown = re.sub(rf"(\.\./)*{_PLACEHOLDER}", "<paths>", scoped.command)
+    tail = f" (the test command {scoped.note})" if scoped.note else ""
     return f"A tests_pass with paths runs `{shown}`{tail}."

@@ -49,6 +49,10 @@ def test_the_planner_is_shown_what_a_tests_pass_with_paths_runs(tmp_path, monkey
         "A tests_pass with paths runs `cd backend && pytest <paths>` "
         "(the test command without `ruff check .`)."
     )
+    assert paths_briefing("tox -e py311", tmp_path) == (
+        "A tests_pass with paths runs the whole test command: no test runner coder knows is "
+        "run by `tox -e py311`."
+    )
     assert paths_briefing(None, tmp_path) == ""
 
 
