@@ -231,6 +231,10 @@ MARKED = [
     "cd sub && pwd && python3 -c 'import sys; print(1); sys.exit(2)'",
     "python3 -c 'print(\"x y\")' && printf '%s\\n' \"it's\"",
     "echo five &&\n echo six\n",
+    'echo "$(echo a && echo b)" && echo c',
+    "echo `echo q; echo r` && true",
+    "echo x 2>&1 && echo y >/dev/null; echo z # done; echo not-run",
+    "A=1; echo \"$A\" 'a && b' a\\;b",
 ]
 
 
@@ -261,7 +265,16 @@ def test_each_section_is_named_before_its_output(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "command", ["python -m pytest -q", "pytest | tee log", "a || b", "(a && b)", "pytest;"]
+    "command",
+    [
+        "python -m pytest -q",
+        "pytest | tee log",
+        "a || b",
+        "(a && b)",
+        "pytest;",
+        "cat <<EOF && echo x\nbody\nEOF",
+        "for f in a b; do echo $f; done",
+    ],
 )
 def test_a_single_part_is_left_untouched(command):
     assert mark_sections(command) == command
