@@ -178,8 +178,8 @@ class _Scoper:
             else:
                 dropped.append(f"`{text}`")
         pipeline = items[hit.index].pipeline.commands
-        others = [command[c.start : c.end] for i, c in enumerate(pipeline) if i != hit.member]
-        dropped += [f"`| {text}`" for text in others]
+        dropped += [f"`{command[c.start : c.end]} |`" for c in pipeline[: hit.member]]
+        dropped += [f"`| {command[c.start : c.end]}`" for c in pipeline[hit.member + 1 :]]
         dropped += [f"`{_text(command, item)}`" for item in items[hit.index + 1 :]]
         dropped += hit.dropped
         return _Done(" && ".join(kept + [hit.command]), hit.runner, dropped)

@@ -98,6 +98,7 @@ SCOPED = [
         "",
     ),
     ("pytest | tee log", ["t.py"], {}, "pytest t.py", "without `| tee log`"),
+    ("yes | pytest", ["t.py"], {}, "pytest t.py", "without `yes |`"),
     (
         "pytest -q 2>&1 | tail -n 50",
         ["t.py"],
