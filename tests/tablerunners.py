@@ -12,7 +12,7 @@ from summarizers.runners import registry
 from summarizers.runners.base import Reading
 
 
-@dataclass(frozen=True)
+@dataclass
 class TableRunner:
     name: str
     programs: tuple[str, ...] = ()
