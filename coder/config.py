@@ -136,24 +136,43 @@ def _parse(data: object, where: str) -> RepoConfig:
         raise ConfigError(f"{where}: {loc_path(loc)}: {message}") from None
 
 
-def detect_test_cmd(repo: Path) -> str | None:
-    """Guess the test command the way a newcomer to the repository would."""
-    package_json = repo / "package.json"
-    if package_json.is_file():
-        try:
-            scripts = json.loads(package_json.read_text(encoding="utf-8")).get("scripts", {})
-        except (json.JSONDecodeError, AttributeError):
-            scripts = {}
-        test = scripts.get("test") if isinstance(scripts, dict) else None
-        if test and "no test specified" not in test:
-            return "npm test --silent"
+def detect_test_cmd(repo: Path, checkout: Path | None = None) -> str | None:
+    """Guess the test command the way a newcomer to the repository would: the `test` script
+    through the package manager package.json's `packageManager` names, else pytest with the
+    repository's own `.venv` when it has one. `checkout`: where an untracked `.venv` lives
+    when `repo` is a run's worktree, which holds tracked files only."""
+    package = _package_json(repo)
+    scripts = package.get("scripts")
+    test = scripts.get("test") if isinstance(scripts, dict) else None
+    if isinstance(test, str) and test and "no test specified" not in test:
+        return _SCRIPT_TEST.get(_package_manager(package), "npm test --silent")
+    venv_python = Path(".venv", "bin", "python")
+    python = str(venv_python) if ((checkout or repo) / venv_python).exists() else "python"
     if _has_any(repo, ["test_*.py", "*_test.py", "conftest.py"]):
-        return "python -m pytest -q"
+        return f"{python} -m pytest -q"
     if _has_any(repo, ["*.test.js", "*.test.mjs", "*.test.cjs"]):
         return "node --test"
     if (repo / "pyproject.toml").is_file() or (repo / "setup.py").is_file():
-        return "python -m pytest -q"
+        return f"{python} -m pytest -q"
     return None
+
+
+_SCRIPT_TEST = {"pnpm": "pnpm test", "yarn": "yarn test", "bun": "bun run test"}
+"""How each package manager runs the `test` script (`bun test` is bun's own test runner)."""
+
+
+def _package_json(repo: Path) -> dict[str, object]:
+    try:
+        data = json.loads((repo / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _package_manager(package: dict[str, object]) -> str:
+    """`"packageManager": "pnpm@9.1.0+sha512.…"` -> `pnpm`."""
+    pinned = package.get("packageManager")
+    return pinned.split("@", 1)[0].strip() if isinstance(pinned, str) else "npm"
 
 
 def _has_any(repo: Path, patterns: list[str]) -> bool:

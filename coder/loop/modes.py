@@ -11,6 +11,7 @@ from coder.loop.final_check import FullRun, tree_of
 from coder.loop.planning import first_plan, revise_phase
 from coder.loop.reflect import run_reflect
 from coder.loop.runtime import Runtime
+from coder.loop.scoping import command_for_paths
 from coder.loop.state import RunStop, command_timeout
 from coder.loop.turns import Phase
 from coder.loop.verifier import Check, VerifyEnv, verify_step
@@ -153,7 +154,16 @@ def _execute(rt: Runtime, step: CompiledStep, failure: str) -> str:
         prompts.DoneStep(s, rt.state.step_commits.get(s, ""), rt.state.summaries.get(s, ""))
         for s in rt.state.verified
     ]
-    briefing = prompts.step_briefing(rt.task, step, done, rt.budget_left(), failure, rt.test_cmd)
+    test_cmd = rt.test_cmd
+    briefing = prompts.step_briefing(
+        rt.task,
+        step,
+        done,
+        rt.budget_left(),
+        failure,
+        test_cmd,
+        (lambda paths: command_for_paths(test_cmd, paths, rt.root).command) if test_cmd else None,
+    )
     end = rt.session.run_phase(
         Phase(f"execute:{step_id}", EXECUTE_TOOLS, briefing, lambda tool, args: None)
     )

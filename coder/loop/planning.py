@@ -14,6 +14,7 @@ from typing import Any
 from coder.loop import prompts
 from coder.loop.baseline import briefing_note
 from coder.loop.runtime import Runtime
+from coder.loop.scoping import paths_briefing
 from coder.loop.turns import Phase
 from coder.tools.specs import PLAN_TOOLS
 from contracts.result import PlanSource
@@ -33,7 +34,14 @@ def first_plan(rt: Runtime) -> ValidPlan:
 
 def plan_phase(rt: Runtime) -> ValidPlan:
     baseline = briefing_note(rt.baseline) if rt.baseline else ""
-    briefing = prompts.plan_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.task_context, baseline)
+    briefing = prompts.plan_briefing(
+        rt.task,
+        rt.repo_map,
+        rt.test_cmd,
+        rt.task_context,
+        baseline,
+        paths_run=paths_briefing(rt.test_cmd, rt.root),
+    )
     return _submit(rt, "plan", briefing)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from contracts.compiler import COMPILABLE_FORMS
@@ -49,14 +50,22 @@ def _with_context(task: str, context: str) -> str:
 
 
 def plan_briefing(
-    task: str, repo_map: str, test_cmd: str | None, context: str = "", baseline: str = ""
+    task: str,
+    repo_map: str,
+    test_cmd: str | None,
+    context: str = "",
+    baseline: str = "",
+    paths_run: str = "",
 ) -> str:
     """`baseline`: what the test command said before any change (tests already failing, a
-    likely missing environment), so no step is made to demand a test red for another reason."""
+    likely missing environment), so no step is made to demand a test red for another reason.
+    `paths_run`: the command a `tests_pass` with paths runs (coder.loop.scoping)."""
     forms = "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
     base = f"{baseline}\n\n" if baseline else ""
+    scoped = f"\n{paths_run}" if paths_run else ""
     return (
-        f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}\n\n{base}"
+        f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}"
+        f"{scoped}\n\n{base}"
         f"Repository map:\n{repo_map}\n\n"
         "Phase: PLAN. Explore with read_file/list_files/search, and `run` commands to reproduce "
         "the problem (whatever they change is reset before the first step); then call "
@@ -125,10 +134,13 @@ def step_briefing(
     left: str,
     failure: str,
     test_cmd: str | None,
+    paths_command: Callable[[list[str]], str] | None = None,
 ) -> str:
+    """`paths_command`: the exact command a `tests_pass` with paths runs, shown beside it."""
     contract = step.contract
     checks = (
-        "\n".join(f"  - {describe(inv)}" for inv in step.invariants) or "  - (none besides scope)"
+        "\n".join(f"  - {describe(inv)}{_runs(inv, paths_command)}" for inv in step.invariants)
+        or "  - (none besides scope)"
     )
     last = f"\nLast failure of this step:\n{failure}\n" if failure else ""
     return (
@@ -182,6 +194,15 @@ def critique_briefing(
         '"problem" with what is wrong; a problem discards the attempt, and a fresh one starts '
         "from the original code with your critique."
     )
+
+
+def _runs(invariant: object, paths_command: Callable[[list[str]], str] | None) -> str:
+    paths = getattr(invariant, "paths", None)
+    if paths_command is None or getattr(invariant, "kind", None) != "tests_pass" or not paths:
+        return ""
+    if getattr(invariant, "command", None):
+        return ""
+    return f"\n    runs: `{paths_command(list(paths))}`"
 
 
 def describe(invariant: object) -> str:

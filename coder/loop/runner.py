@@ -177,7 +177,11 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
             workspace = Workspace.create(repo, run_id)
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
-    test_cmd = options.test_cmd or (config and config.test_cmd) or detect_test_cmd(workspace.path)
+    test_cmd = (
+        options.test_cmd
+        or (config and config.test_cmd)
+        or detect_test_cmd(workspace.path, checkout=repo)
+    )
     try:
         environment = prepare_environment(
             workspace,

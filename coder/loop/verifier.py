@@ -6,7 +6,6 @@ compacted evidence. Nothing the model said about its own work is consulted.
 
 from __future__ import annotations
 
-import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ import regex
 
 from coder.config import CONFIG_TABLE, config_table
 from coder.loop.baseline import Baseline
+from coder.loop.scoping import command_for_paths
 from coder.tools.textfile import NotText, decode_file
 from coder.verdict.evidence import environmental, step_head
 from coder.verdict.judge import Verdict, judge, step_policy
@@ -162,10 +162,12 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
     if not command:
         return Check("tests_pass", "failed", "no test command: pass --test-cmd or set test_cmd")
     scope: tuple[str, ...] | None = None
+    said = ""
     if invariant.command:
         scope = ()  # its own command selects tests the judge cannot tell
     elif invariant.paths:
-        command = narrow_test_command(command, invariant.paths, env.root)
+        on_paths = command_for_paths(command, invariant.paths, env.root)
+        command, said = on_paths.command, on_paths.note
         scope = tuple(invariant.paths)
     run = run_tests(env.sandbox, env.root, command, env.cmd_timeout_s)
     base = env.baseline.facts() if env.baseline else None
@@ -173,7 +175,7 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
         named_by(invariant.paths or [], invariant.command), removed_on_purpose(step), scope
     )
     verdict = judge(run.facts(), base, policy)
-    evidence = "\n".join(line for line in (step_head(verdict), run.note()) if line)
+    evidence = "\n".join(line for line in (step_head(verdict), said, run.note()) if line)
     if not verdict.passed and run.result.output.strip():
         evidence += (
             "\n"
@@ -210,40 +212,6 @@ def removed_on_purpose(step: CompiledStep) -> set[str]:
         if invariant.kind == "tests_removed":
             removed |= set(getattr(invariant, "paths", None) or [])
     return removed
-
-
-def narrow_test_command(command: str, paths: list[str], root: Path) -> str:
-    """The repo's test command aimed at `paths`: trailing path arguments (`node --test test/`)
-    and globs (`tape 'test/**/*.js'`) are replaced, not extended; a directory given where the
-    command had a glob keeps the glob's pattern below it (`test/unit/**/*.js`), since runners
-    such as tape take files only; npm scripts get their arguments after `--`."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
-    pattern = None
-    while len(words) > 1 and not words[-1].startswith("-"):
-        if _is_glob(words[-1]):
-            pattern = words.pop()
-        elif (root / words[-1]).exists():
-            words.pop()
-        else:
-            break
-    if words[0] in ("npm", "pnpm", "yarn") and "--" not in words:
-        words.append("--")
-    return shlex.join(words + [_below(p, pattern, root) for p in paths])
-
-
-def _is_glob(word: str) -> bool:
-    return any(c in word for c in "*?[")
-
-
-def _below(path: str, pattern: str | None, root: Path) -> str:
-    if pattern is None or not (root / path).is_dir():
-        return path
-    parts = Path(pattern).parts
-    first = next(i for i, part in enumerate(parts) if _is_glob(part))
-    return str(Path(path, *parts[first:]))
 
 
 @checker("command_succeeds")

@@ -1,4 +1,6 @@
+import json
 import re
+import sys
 
 import pytest
 
@@ -80,3 +82,38 @@ def test_whole_seconds_are_a_fine_timeout(tmp_path):
     (tmp_path / ".coder.toml").write_text("cmd_timeout = 20\nmax_turns = 7\n")
     config = load_repo_config(tmp_path)
     assert (config.cmd_timeout, config.max_turns) == (20.0, 7)
+
+
+@pytest.mark.parametrize(
+    ("pinned", "command"),
+    [
+        (
+            "pnpm@9.1.0+sha512.67f5879916a9293e5cf059c23853d571beaf4f753c707f40cb22bed5fb1578c6",
+            "pnpm test",
+        ),
+        ("yarn@4.1.0", "yarn test"),
+        ("bun@1.1.8", "bun run test"),
+        ("npm@10.2.4", "npm test --silent"),
+        (None, "npm test --silent"),
+    ],
+)
+def test_the_test_script_runs_through_the_pinned_package_manager(tmp_path, pinned, command):
+    package = {"scripts": {"test": "vitest run"}}
+    if pinned:
+        package["packageManager"] = pinned
+    (tmp_path / "package.json").write_text(json.dumps(package))
+    assert detect_test_cmd(tmp_path) == command
+
+
+def test_an_in_repository_venv_runs_pytest(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    assert detect_test_cmd(tmp_path) == "python -m pytest -q"
+    (tmp_path / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    assert detect_test_cmd(tmp_path) == ".venv/bin/python -m pytest -q"
+    worktree = tmp_path / "worktree"
+    (worktree / "tests").mkdir(parents=True)
+    (worktree / "tests" / "test_x.py").write_text("")
+    assert detect_test_cmd(worktree) == "python -m pytest -q"
+    assert detect_test_cmd(worktree, checkout=tmp_path) == ".venv/bin/python -m pytest -q"

@@ -1,0 +1,61 @@
+"""The command a `tests_pass` with paths runs: the repository's test command scoped to those
+paths (summarizers.runners.commands), with package.json's scripts read from the worktree.
+
+One function for the verifier and the briefings, so the planner and the executor are shown
+exactly the command the harness will run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from summarizers.runners.commands import Unscopable, scope_to_paths
+
+_PLACEHOLDER = "PATHS_PLACEHOLDER"
+
+
+@dataclass(frozen=True)
+class PathsRun:
+    command: str
+    note: str
+    """What the command leaves out, or why it is the whole test command; empty when it is
+    the test command on those paths and nothing else."""
+
+
+def package_scripts(root: Path) -> dict[str, str]:
+    """package.json's `scripts` at `root`; empty when there is none or it is not JSON."""
+    try:
+        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    if not isinstance(scripts, dict):
+        return {}
+    return {k: v for k, v in scripts.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def command_for_paths(command: str, paths: list[str], root: Path) -> PathsRun:
+    """The command run for `tests_pass` on `paths`; the whole test command, said so, when no
+    test runner can be found in it."""
+    scoped = scope_to_paths(command, paths, package_scripts(root))
+    if isinstance(scoped, Unscopable):
+        return PathsRun(
+            command, f"the whole test command ran, not just those paths: {scoped.reason}"
+        )
+    return PathsRun(scoped.command, f"the test command {scoped.note}" if scoped.note else "")
+
+
+def paths_briefing(command: str | None, root: Path) -> str:
+    """One line for the planner: what a `tests_pass` with paths will run, `<paths>` standing
+    for the paths (written relative to the directory the runner runs in)."""
+    if not command:
+        return ""
+    scoped = scope_to_paths(command, [_PLACEHOLDER], package_scripts(root))
+    if isinstance(scoped, Unscopable):
+        return f"A tests_pass with paths runs the whole test command: {scoped.reason}."
+    shown = re.sub(rf"(\.\./)*{_PLACEHOLDER}", "<paths>", scoped.command)
+    tail = f" (the test command {scoped.note})" if scoped.note else ""
+    return f"A tests_pass with paths runs `{shown}`{tail}."
