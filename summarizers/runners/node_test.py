@@ -34,7 +34,15 @@ class NodeTest:
     name = "node-test"
 
     def sniff(self, lines: list[str]) -> float:
-        return min(node_tap.sniff(lines) / 10.0, 1.0)
+        """TAP with node --test's own marks (`duration_ms:` YAML, `# suites`); other TAP
+        (tape, node-tap) is the tap module's."""
+        tap = min(node_tap.sniff(lines) / 10.0, 1.0)
+        own = any(
+            line.lstrip().startswith("duration_ms:")
+            or line.startswith(("# suites ", "# duration_ms "))
+            for line in lines
+        )
+        return tap if own else tap * 0.2
 
     def read(self, lines: list[str]) -> Reading:
         outcomes: dict[str, str] = {}
