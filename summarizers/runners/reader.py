@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from summarizers.logformats.prep import prepare
 from summarizers.runners.base import Reading, Runner
-from summarizers.runners.model import OTHER, SECTION_MARK, TESTS, Section, TestLog
+from summarizers.runners.model import TESTS, Section, TestLog
 from summarizers.runners.registry import load
+from summarizers.runners.sections import Span, split_sections
 
 MIN_SNIFF = 0.0
 """At or below this, no runner recognises a section: it is read as a section of no test runner."""
@@ -31,15 +31,6 @@ _VOLATILE = (
 _COUNT_KEYS = ("passed", "failed", "error", "skipped", "xfailed")
 
 
-@dataclass(frozen=True)
-class _Span:
-    name: str
-    kind: str
-    start: int
-    end: int
-    exit_code: int | None = None
-
-
 def read_log(text: str, reports: Mapping[str, Mapping[str, str]] | None = None) -> TestLog:
     """`text` read into sections; `reports`: runner name -> outcomes from that runner's
     structured report, used for its section when the log holds exactly one."""
@@ -50,32 +41,12 @@ def read_log(text: str, reports: Mapping[str, Mapping[str, str]] | None = None) 
 def read_lines(lines: list[str], reports: Mapping[str, Mapping[str, str]] | None = None) -> TestLog:
     runners = load()
     sections: list[Section] = []
-    for span in _spans(lines):
+    for span in split_sections(lines):
         part = lines[span.start : span.end]
         runner = _pick(part, list(runners.values()))
         reading = _read(runner, part) if runner else Reading()
         sections.append(_section(span, part, runner, reading))
     return TestLog(_with_reports(sections, reports or {}))
-
-
-def _spans(lines: list[str]) -> list[_Span]:
-    try:
-        from summarizers.runners.sections import split_sections  # the `runners` helper's
-    except ImportError:
-        return _marked_spans(lines)
-    return [_Span(s.name, s.kind, s.start, s.end, s.exit_code) for s in split_sections(lines)]
-
-
-def _marked_spans(lines: list[str]) -> list[_Span]:
-    """Sections at the harness's own section marks; a log without one is one section."""
-    marks = [i for i, line in enumerate(lines) if line.startswith(SECTION_MARK)]
-    if not marks:
-        return [_Span("", TESTS, 0, len(lines))]
-    spans = [_Span("", OTHER, 0, marks[0])] if marks[0] > 0 else []
-    for k, start in enumerate(marks):
-        end = marks[k + 1] if k + 1 < len(marks) else len(lines)
-        spans.append(_Span(lines[start][len(SECTION_MARK) :].strip(), OTHER, start + 1, end))
-    return spans
 
 
 def _pick(lines: list[str], runners: list[Runner]) -> Runner | None:
@@ -97,7 +68,7 @@ def _read(runner: Runner, lines: list[str]) -> Reading:
         return Reading()
 
 
-def _section(span: _Span, lines: list[str], runner: Runner | None, reading: Reading) -> Section:
+def _section(span: Span, lines: list[str], runner: Runner | None, reading: Reading) -> Section:
     failing = any(o in ("failed", "error") for o in reading.outcomes.values())
     errors = list(reading.errors)
     if not failing and not errors:
