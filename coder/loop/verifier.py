@@ -83,6 +83,9 @@ def checker(kind: str) -> Callable[[Checker], Checker]:
 def verify_step(step: CompiledStep, env: VerifyEnv) -> list[Check]:
     """Scope first: a step that wrote outside its files fails whatever its tests say."""
     checks = [check_scope(step, env)]
+    nothing = proofs.unchanged_step(env)
+    if nothing is not None:
+        checks.append(nothing)
     for invariant in step.invariants:
         fn = CHECKERS.get(invariant.kind)
         if fn is None:
@@ -447,3 +450,6 @@ def _changed_lines(env: VerifyEnv) -> int:
         if added.isdigit() and removed.isdigit():
             total += int(added) + int(removed)
     return total
+
+
+from coder.loop import proofs  # noqa: E402  (registers the proof kinds' checkers)
