@@ -146,7 +146,9 @@ def _execute(rt: Runtime, step: CompiledStep, failure: str) -> str:
         prompts.DoneStep(s, rt.state.step_commits.get(s, ""), rt.state.summaries.get(s, ""))
         for s in rt.state.verified
     ]
-    briefing = prompts.step_briefing(rt.task, step, done, rt.budget_left(), failure, rt.test_cmd)
+    briefing = prompts.step_briefing(
+        rt.task, step, done, rt.budget_left(), failure, rt.test_cmd, plan=rt.state.plan
+    )
     end = rt.session.run_phase(
         Phase(f"execute:{step_id}", EXECUTE_TOOLS, briefing, lambda tool, args: None)
     )

@@ -91,10 +91,13 @@ class CritiqueDone(_Args):
 
 
 class SubmitPlan(_Args):
-    """Submit the plan: a goal and a list of step contracts (see the plan format)."""
+    """Submit the plan: a goal, notes for the executors and a list of step contracts (see the
+    plan format)."""
 
     model_config = ConfigDict(extra="allow")
     goal: str
+    notes: str | None = None
+    """What you found that the executors need (root cause, the lines involved, decisions)."""
     steps: list[dict[str, Any]]
 
 
