@@ -11,6 +11,7 @@ from coder.loop.final_check import FullRun, tree_of
 from coder.loop.planning import first_plan, revise_phase
 from coder.loop.reflect import run_reflect
 from coder.loop.runtime import Runtime
+from coder.loop.scratch import ScratchNotice
 from coder.loop.state import RunStop, command_timeout
 from coder.loop.turns import Phase
 from coder.loop.verifier import Check, VerifyEnv, verify_step
@@ -36,7 +37,7 @@ def run_contract(rt: Runtime) -> None:
         step = plan.steps[step_id]
         checkpoint = rt.checkpoints.take(step_id)
         rt.trace.emit("checkpoint", step=step_id, sha=checkpoint.sha)
-        summary = _execute(rt, step, rt.state.failures.get(step_id, ""))
+        summary = _execute(rt, step, rt.state.failures.get(step_id, ""), checkpoint.sha)
         checks = verify_step(step, _verify_env(rt, checkpoint.sha))
         for check in checks:
             rt.state.spent.verification_s += check.command_s
@@ -130,8 +131,9 @@ def _next_step(rt: Runtime) -> str | None:
     return ready[0] if ready else None
 
 
-def _execute(rt: Runtime, step: CompiledStep, failure: str) -> str:
-    """Run the step's execute phase; the model's finish_step summary."""
+def _execute(rt: Runtime, step: CompiledStep, failure: str, checkpoint_sha: str = "") -> str:
+    """Run the step's execute phase; the model's finish_step summary. With the checkpoint, the
+    first finish_step that leaves scratch files outside the step's files is sent back once."""
     step_id = step.contract.step_id
     outcome = rt.state.outcome(step_id)
     outcome.attempts += 1
@@ -149,9 +151,13 @@ def _execute(rt: Runtime, step: CompiledStep, failure: str) -> str:
     briefing = prompts.step_briefing(
         rt.task, step, done, rt.budget_left(), failure, rt.test_cmd, plan=rt.state.plan
     )
-    end = rt.session.run_phase(
-        Phase(f"execute:{step_id}", EXECUTE_TOOLS, briefing, lambda tool, args: None)
+    files = step.contract.intended_modification.files
+    on_final = (
+        ScratchNotice(rt.checkpoints, checkpoint_sha, files, rt.protected)
+        if checkpoint_sha
+        else (lambda tool, args: None)
     )
+    end = rt.session.run_phase(Phase(f"execute:{step_id}", EXECUTE_TOOLS, briefing, on_final))
     return str(end.args.get("summary", ""))
 
 
