@@ -18,6 +18,7 @@ from coder.loop.verifier import Check, VerifyEnv, verify_step
 from coder.tools.specs import EXECUTE_TOOLS, REACT_TOOLS
 from contracts.graph import ready_steps
 from contracts.validation import CompiledStep, ValidPlan
+from sandbox.attempts import REF_PREFIX, save_attempt
 from sandbox.checkpoint import InvalidRollbackRef, resolve_rollback_ref
 from sandbox.policy import PathPolicy
 from summarizers.diffs import summarize_diff
@@ -57,6 +58,8 @@ def run_contract(rt: Runtime) -> None:
             continue
         rt.state.record_checks(step_id, checks, "rolled_back")
         attempt = _attempt_account(summary, rt.checkpoints.patch_since(checkpoint.sha))
+        ref = f"{REF_PREFIX}/{rt.state.rollbacks + 1}-{step_id}"
+        rt.toolbox.attempt = save_attempt(rt.root, checkpoint.sha, ref, step_id)
         _rollback(rt, step, checkpoint.sha)
         rt.state.failures[step_id] = rt.session.redact(
             f"{_failure_account(step_id, checks)}\n\n{attempt}"
@@ -247,7 +250,9 @@ def _attempt_account(summary: str, patch: str) -> str:
     diff = summarize_diff(patch, budget=ATTEMPT_DIFF_BUDGET).text
     return (
         f"What the failed attempt did: its finish_step summary was {said!r}. Its change, "
-        f"rolled back (the files are as before the step):\n{diff}"
+        f"rolled back (the files are as before the step):\n{diff}\n"
+        "The retried step can bring this change back in one call, restore_attempt {} (or "
+        '{"paths": [...]} for some of its files), then fix only what was wrong.'
     )
 
 

@@ -125,3 +125,39 @@ def test_a_step_that_changed_no_file_is_not_verified(calc_repo, script):
     assert result.status != "verified"
     assert not [e for e in events if e["type"] == "step_verified"]
     assert git(calc_repo, "rev-parse", result.branch).strip() == head  # no empty commit
+
+
+def test_a_retry_restores_the_rolled_back_attempt_in_one_call(calc_repo, script):
+    """The vacuous attempt's fix was right: the retry takes calc.py back from it, whole, and
+    writes only the real test; the attempt stays under refs/coder/attempts."""
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(PROVEN),
+            append_test(VACUOUS_TEST),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed add"}},
+            plan(PROVEN),
+            {"tool": "restore_attempt", "input": {"paths": ["calc.py"]}},
+            append_test(NEW_TEST),
+            {"tool": "finish_step", "input": {"summary": "fixed add, real test"}},
+        ),
+    )
+    assert result.status == "verified", result.message
+    restored = next(
+        e for e in events if e["type"] == "observation" and e["tool"] == "restore_attempt"
+    )
+    assert restored["status"] == "ok"
+    assert restored["text"].startswith("restored from the attempt of fix-add: calc.py (modified)")
+    revise = next(e for e in events if e["type"] == "plan_revised")
+    assert revise
+    refs = git(calc_repo, "for-each-ref", "--format=%(refname)", "refs/coder/attempts")
+    assert refs.strip().endswith("-fix-add")
+    assert "return a + b" in result.patch and "test_scale_three" not in result.patch
+
+
+def test_the_revision_is_told_it_can_restore_the_attempt():
+    from coder.loop.modes import _attempt_account
+
+    account = _attempt_account("did it", "")
+    assert "restore_attempt {}" in account
