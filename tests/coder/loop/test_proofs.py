@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from calcrepo import FIX_ADD, plan, step
 from gitrepo import git, snapshot
 
@@ -161,3 +162,81 @@ def test_the_revision_is_told_it_can_restore_the_attempt():
 
     account = _attempt_account("did it", "")
     assert "restore_attempt {}" in account
+
+
+SKIP_AND_DELETE = {
+    "path": "tests/test_calc.py",
+    "old_text": (
+        "def test_add():\n    assert add(2, 3) == 5\n\n\n"
+        "def test_scale():\n    assert scale(2) == 4\n    assert scale(value=2, factor=3) == 6\n"
+    ),
+    "new_text": "import pytest\n\n\n@pytest.mark.skip\ndef test_add():\n    assert add(2, 3) == 5\n",
+}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="needs the verdict seam: the judge fails tests missing or skipped since the base",
+)
+def test_a_step_that_skips_the_failing_test_and_deletes_a_passing_one_is_not_verified(
+    calc_repo, script
+):
+    result, _, _ = run(
+        calc_repo,
+        script(
+            plan(step("fix-add", ["tests/test_calc.py"], ["tests in tests/test_calc.py pass"])),
+            {"tool": "edit_file", "input": SKIP_AND_DELETE},
+            {"tool": "finish_step", "input": {"summary": "made the tests green"}},
+        ),
+        max_revisions=0,
+    )
+    assert result.status != "verified"
+
+
+def test_tests_removed_on_purpose_are_checked_gone_and_named_for_the_judge(calc_repo, script):
+    from coder.loop.proofs import removed_on_purpose
+    from contracts.validation import validate_plan
+
+    removal = step(
+        "drop-scale-test",
+        ["tests/test_calc.py"],
+        [
+            "`tests/test_calc.py::test_scale` is removed on purpose",
+            {"kind": "tests_removed", "paths": ["tests/test_calc.py::test_add"]},
+        ],
+    )
+    compiled = validate_plan(plan(removal)["input"]).plan
+    assert compiled is not None
+    assert removed_on_purpose(compiled.steps["drop-scale-test"]) == {
+        "tests/test_calc.py::test_scale",
+        "tests/test_calc.py::test_add",
+    }
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(removal),
+            {"tool": "edit_file", "input": SKIP_AND_DELETE},
+            {"tool": "finish_step", "input": {"summary": "skip add, drop scale"}},
+        ),
+        max_revisions=0,
+    )
+    scale, add = verifications(events, "tests_removed")
+    assert (scale["status"], add["status"]) == ("passed", "passed"), add["evidence"]
+    assert "tests/test_calc.py::test_scale (gone)" in scale["evidence"]
+    assert "tests/test_calc.py::test_add (skipped)" in add["evidence"]
+
+
+def test_a_test_said_removed_that_still_runs_fails_the_check(calc_repo, script):
+    keep = {**FIX_ADD}
+    _, _, events = run(
+        calc_repo,
+        script(
+            plan(step("fix", ["calc.py"], ["`tests/test_calc.py::test_scale` is removed"])),
+            {"tool": "edit_file", "input": keep},
+            {"tool": "finish_step", "input": {"summary": "fixed"}},
+        ),
+        max_revisions=0,
+    )
+    [check] = verifications(events, "tests_removed")
+    assert check["status"] == "failed"
+    assert "tests/test_calc.py::test_scale still runs (passed)" in check["evidence"]
