@@ -10,6 +10,7 @@ from coder.loop.baseline import Baseline, briefing_note
 from coder.loop.final_check import FullRun, tree_of
 from coder.loop.planning import first_plan, revise_phase
 from coder.loop.reflect import run_reflect
+from coder.loop.repo_words import repo_words
 from coder.loop.runtime import Runtime
 from coder.loop.scratch import ScratchNotice
 from coder.loop.state import RunStop, command_timeout
@@ -151,8 +152,9 @@ def _execute(rt: Runtime, step: CompiledStep, failure: str, checkpoint_sha: str 
         prompts.DoneStep(s, rt.state.step_commits.get(s, ""), rt.state.summaries.get(s, ""))
         for s in rt.state.verified
     ]
+    words = repo_words(rt.root, step.contract.intended_modification.files)
     briefing = prompts.step_briefing(
-        rt.task, step, done, rt.budget_left(), failure, rt.test_cmd, plan=rt.state.plan
+        rt.task, step, done, rt.budget_left(), failure, rt.test_cmd, rt.state.plan, words
     )
     files = step.contract.intended_modification.files
     on_final = (

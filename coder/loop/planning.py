@@ -13,6 +13,7 @@ from typing import Any
 
 from coder.loop import prompts
 from coder.loop.baseline import briefing_note
+from coder.loop.repo_words import repo_words
 from coder.loop.runtime import Runtime
 from coder.loop.turns import Phase
 from coder.tools.specs import PLAN_TOOLS
@@ -33,7 +34,9 @@ def first_plan(rt: Runtime) -> ValidPlan:
 
 def plan_phase(rt: Runtime) -> ValidPlan:
     baseline = briefing_note(rt.baseline) if rt.baseline else ""
-    briefing = prompts.plan_briefing(rt.task, rt.repo_map, rt.test_cmd, rt.task_context, baseline)
+    briefing = prompts.plan_briefing(
+        rt.task, rt.repo_map, rt.test_cmd, rt.task_context, baseline, repo_words(rt.root)
+    )
     return _submit(rt, "plan", briefing)
 
 

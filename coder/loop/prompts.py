@@ -55,15 +55,21 @@ def _with_context(task: str, context: str) -> str:
 
 
 def plan_briefing(
-    task: str, repo_map: str, test_cmd: str | None, context: str = "", baseline: str = ""
+    task: str,
+    repo_map: str,
+    test_cmd: str | None,
+    context: str = "",
+    baseline: str = "",
+    repo_words: str = "",
 ) -> str:
     """`baseline`: what the test command said before any change (tests already failing, a
-    likely missing environment), so no step is made to demand a test red for another reason."""
+    likely missing environment), so no step is made to demand a test red for another reason.
+    `repo_words`: the repository's AGENTS.md, quoted (`coder.loop.repo_words`)."""
     forms = "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
     base = f"{baseline}\n\n" if baseline else ""
     return (
         f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}\n\n{base}"
-        f"Repository map:\n{repo_map}\n\n"
+        f"Repository map:\n{repo_map}\n\n{repo_words}"
         "Phase: PLAN. Explore with read_file/list_files/search, and `run` commands to reproduce "
         "the problem (whatever they change is reset before the first step); then call "
         "submit_plan with small, verifiable steps. Every step should name the tests that prove "
