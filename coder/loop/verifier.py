@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,8 @@ class VerifyEnv:
     protected: list[str]
     baseline: Baseline | None = None
     """Tests red before the run do not fail a step unless its invariant names them by id."""
+    runs: list[TestRun] = field(default_factory=list)
+    """The test runs this step's checks made so far (a proof reuses one that ran its tests)."""
 
 
 Checker = Callable[[Any, CompiledStep, VerifyEnv], Check]
@@ -92,12 +94,14 @@ def verify_step(step: CompiledStep, env: VerifyEnv) -> list[Check]:
     nothing = proofs.unchanged_step(env)
     if nothing is not None:
         checks.append(nothing)
-    for invariant in step.invariants:
+    for invariant in sorted(step.invariants, key=lambda i: i.kind in proofs.LAST):
         fn = CHECKERS.get(invariant.kind)
         if fn is None:
             checks.append(Check(invariant.kind, "unverified", "no checker for this kind"))
             continue
         checks.append(fn(invariant, step, env))
+        if checks[-1].run is not None:
+            env.runs.append(checks[-1].run)
     return checks
 
 
