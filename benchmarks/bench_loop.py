@@ -10,7 +10,7 @@
 What the context policy costs is measured in bench_context.py (its 30-turn big-log run was
 here, as a context-size measure).
 
-Usage: python benchmarks/bench_loop.py [--files 1000] [--steps 10] [--only harness|baseline]
+Usage: python benchmarks/bench_loop.py [--files 1000] [--steps 10] [--only harness|baseline|proof]
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, nargs="*", default=[1000])
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", choices=["harness", "baseline"])
+    parser.add_argument("--only", choices=["harness", "baseline", "proof"])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -157,6 +157,8 @@ def main() -> None:
         if args.only in (None, "baseline"):
             print_baseline_costs(work, args.repeat)
             print_reuse_saving(work, args.repeat)
+        if args.only in (None, "proof"):
+            print_proof_cost(work, args.repeat)
         if args.only not in (None, "harness"):
             files_to_measure: list[int] = []
         else:
@@ -251,6 +253,65 @@ def print_baseline_costs(work: Path, repeat: int) -> None:
     print(f"{'fixture final checks reusing the last step run':48} {ratio:>10}")
     if saved:
         print(f"{'fixture final check, not reused (s)':48} {statistics.median(saved):>10.2f}")
+
+
+def proof_seconds(work: Path, r: int) -> tuple[float, float]:
+    """(the tests_fail_before check's seconds, the step's verification seconds) for one step
+    that fixes add() with a new regression test, proven, and runs the whole suite."""
+    repo = make_repo(work / f"proof{r}", SLOW_SUITE)
+    fix = {
+        "stepId": "fix",
+        "intendedModification": {
+            "files": ["calc.py", "tests/test_calc.py"],
+            "invariants": [
+                "the new tests in tests/test_calc.py fail before this step and pass after",
+                "All tests pass",
+            ],
+        },
+        "rollbackPlan": {"gitCheckout": "HEAD~1"},
+    }
+    new_test = "\n\ndef test_add_negative():\n    assert add(-1, -2) == -3\n"
+    turns = [
+        {"tool": "submit_plan", "input": {"goal": "fix", "steps": [fix]}},
+        {
+            "tool": "edit_file",
+            "input": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"},
+        },
+        {
+            "tool": "edit_file",
+            "input": {
+                "path": "tests/test_calc.py",
+                "old_text": "assert add(2, 3) == 5\n",
+                "new_text": "assert add(2, 3) == 5\n" + new_test,
+            },
+        },
+        {"tool": "finish_step", "input": {"summary": "fixed, with a proven test"}},
+    ]
+    outcome = run_task(
+        RunOptions(
+            repo=repo,
+            task="fix add",
+            model=f"script:{write_script(work / f'proof{r}.json', turns)}",
+            test_cmd="python -m pytest -q",
+            out_dir=work / f"proof{r}-run",
+            command_env=FIXTURE_ENV,
+        )
+    )
+    assert outcome.result.status == "verified", outcome.result.message
+    checks = [e for e in read_trace(outcome.run_dir / "trace.jsonl") if e["type"] == "verification"]
+    proof = next(e["duration_s"] for e in checks if e["kind"] == "tests_fail_before")
+    return proof, sum(e.get("duration_s") or 0.0 for e in checks if e.get("step") == "fix")
+
+
+def print_proof_cost(work: Path, repeat: int) -> None:
+    samples = [proof_seconds(work, r) for r in range(repeat)]
+    proof = statistics.median(p for p, _ in samples)
+    share = statistics.median(p / total for p, total in samples)
+    print(f"{'tests_fail_before proof, 1 new test (s)':48} {proof:>10.2f}")
+    print(
+        f"{'step verification with it, 21-test suite (s)':48} {statistics.median(t for _, t in samples):>10.2f}"
+    )
+    print(f"{'proof share of the step verification (median)':48} {share:>10.1%}")
 
 
 if __name__ == "__main__":

@@ -143,6 +143,36 @@ class MaxChangedLines(_Invariant):
         return f"at most {self.n} changed lines"
 
 
+class TestsFailBefore(_Invariant):
+    """The proof that a test would have caught the bug: each named test fails (or errors) on
+    the code as it was before the step, with the step's own version of the test files laid
+    over it, and passes after the step."""
+
+    __test__ = False
+
+    kind: Literal["tests_fail_before"] = "tests_fail_before"
+    paths: list[str] = Field(min_length=1)
+    """Test ids (`tests/test_x.py::test_y`), or test files: a file means the tests the step
+    added or changed in it, found by the harness."""
+
+    def describe(self) -> str:
+        return f"{', '.join(self.paths)} fail before the step and pass after"
+
+
+class TestsRemoved(_Invariant):
+    """Tests the step removes or skips on purpose: without this, a test that existed at the
+    base and is now missing, skipped, deselected or xfailed fails the step."""
+
+    __test__ = False
+
+    kind: Literal["tests_removed"] = "tests_removed"
+    paths: list[str] = Field(min_length=1)
+    """Test ids, or test files (the tests of the file the step removed or skipped)."""
+
+    def describe(self) -> str:
+        return f"{', '.join(self.paths)} removed or skipped on purpose"
+
+
 class FilesWithinScope(_Invariant):
     """Implicit on every step; checked from the git diff against the step's `files`."""
 
@@ -172,6 +202,8 @@ Invariant = Annotated[
     | TextAbsent
     | TextPresent
     | MaxChangedLines
+    | TestsFailBefore
+    | TestsRemoved
     | FilesWithinScope
     | Advisory,
     Field(discriminator="kind"),
@@ -186,7 +218,9 @@ PlanInvariant = Annotated[
     | PublicApiCompatible
     | TextAbsent
     | TextPresent
-    | MaxChangedLines,
+    | MaxChangedLines
+    | TestsFailBefore
+    | TestsRemoved,
     Field(discriminator="kind"),
 ]
 """The invariant objects a plan may spell out (the JSON Schema of `invariants` items)."""
@@ -201,6 +235,8 @@ PLAN_INVARIANTS: dict[str, type[_Invariant]] = {
     "text_absent": TextAbsent,
     "text_present": TextPresent,
     "max_changed_lines": MaxChangedLines,
+    "tests_fail_before": TestsFailBefore,
+    "tests_removed": TestsRemoved,
 }
 """Registry: kind -> model, for the kinds a plan may name explicitly."""
 

@@ -36,6 +36,7 @@ from contracts.phrasing_base import (
     symbol,
     unquote,
 )
+from contracts.proof_phrasings import PROOF_RULES
 
 __all__ = ["COMPILABLE_FORMS", "RULES", "Rule", "RuleMismatch", "looks_like_file"]
 
@@ -104,6 +105,7 @@ def _max_lines(g: Mapping[str, str | None]) -> Invariant:
 
 
 RULES: tuple[Rule, ...] = (
+    *PROOF_RULES,
     rule(
         "tests_in",
         ("All unit tests in X must exit code 0", "Tests in X pass"),

@@ -80,4 +80,7 @@ class StepContract(WireModel):
 
 class Plan(WireModel):
     goal: str = ""
+    notes: str | None = None
+    """What the planner found, for the executors (root cause, the lines involved, decisions
+    taken); every step briefing and every revision carries it with the goal."""
     steps: list[StepContract]

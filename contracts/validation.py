@@ -103,7 +103,7 @@ def validate_plan(
             -1, SCHEMA_KEY, f"is the plan schema's location, a string, not {json_type(schema_ref)}"
         )
     data = {k: v for k, v in data.items() if k != SCHEMA_KEY}
-    goal = _check_top(data, found)
+    goal, notes = _check_top(data, found)
     raw_steps = data.get("steps")
     if not isinstance(raw_steps, list):
         return PlanCheck(None, found.problems())
@@ -121,7 +121,7 @@ def validate_plan(
     if found.entries:
         return PlanCheck(None, found.problems())
     steps = [contract for contract in contracts if contract is not None]
-    plan = Plan(goal=goal, steps=steps)
+    plan = Plan(goal=goal, notes=notes, steps=steps)
     by_id = {s.step_id: CompiledStep(s, invs) for s, invs in zip(steps, compiled, strict=True)}
     return PlanCheck(ValidPlan(plan, by_id, topological_order(steps)), [])
 
@@ -156,17 +156,20 @@ def _unreadable(where: str, message: str) -> PlanCheck:
     return PlanCheck(None, [Problem(where, message)])
 
 
-def _check_top(data: dict[str, Any], found: _Found) -> str:
-    """Everything but the steps; returns the goal."""
+def _check_top(data: dict[str, Any], found: _Found) -> tuple[str, str | None]:
+    """Everything but the steps; returns the goal and the notes."""
     top = {**data, "steps": []} if isinstance(data.get("steps"), list) else data
     try:
-        return Plan.model_validate(top).goal
+        checked = Plan.model_validate(top)
+        return checked.goal, checked.notes
     except ValidationError as exc:
         for loc, message in readable_errors(exc, Plan):
             if loc[:1] == ("steps",) and len(loc) > 1:
                 continue  # a non-list `steps` yields per-element noise; its own error suffices
             found.add(-1, loc_path(loc) or "plan", message)
-        return data["goal"] if isinstance(data.get("goal"), str) else ""
+        notes = data.get("notes")
+        goal = data["goal"] if isinstance(data.get("goal"), str) else ""
+        return goal, notes if isinstance(notes, str) else None
 
 
 def _step_where(index: int, raw: object) -> str:

@@ -172,3 +172,23 @@ def body_hash(*nodes: tree_sitter.Node | None) -> str:
             digest.update(_SPACES.sub(" ", node.text.decode("utf-8", "replace")).strip().encode())
         digest.update(b"\x00")
     return digest.hexdigest()[:12]
+
+
+def _companion(symbol: Symbol) -> bool:
+    """A property's setter or deleter (Python `@x.setter`, JavaScript `set x`): it completes
+    the definition before it instead of replacing it."""
+    sig = symbol.signature
+    return sig.startswith("set ") or any(
+        mark in sig.split(" ", 1)[0] for mark in (".setter", ".deleter")
+    )
+
+
+def effective(symbols: list[Symbol]) -> list[Symbol]:
+    """One symbol per name, where each stood first: the definition that takes effect, the last
+    one (a later `def f` replaces an earlier one at import, an implementation its `@overload`
+    stubs), except that a property's setter or deleter does not replace its getter."""
+    chosen: dict[str, Symbol] = {}
+    for symbol in symbols:
+        if symbol.name not in chosen or not _companion(symbol):
+            chosen[symbol.name] = symbol
+    return list(chosen.values())

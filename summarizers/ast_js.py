@@ -11,7 +11,14 @@ from dataclasses import dataclass, field, replace
 
 import tree_sitter
 
-from summarizers.ast_common import Symbol, body_hash, normalize, text_of, text_without_comments
+from summarizers.ast_common import (
+    Symbol,
+    body_hash,
+    effective,
+    normalize,
+    text_of,
+    text_without_comments,
+)
 from summarizers.ast_params import js_call
 
 _FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
@@ -31,7 +38,9 @@ class _Exports:
     names: set[str] = field(default_factory=set)
 
 
-def symbols(root: tree_sitter.Node) -> list[Symbol]:
+def symbols(root: tree_sitter.Node, *, every: bool = False) -> list[Symbol]:
+    """One symbol per name, the definition that takes effect (`ast_common.effective`); with
+    `every`, each definition, in order."""
     exports = _Exports()
     found: list[tuple[Symbol, bool]] = []  # (symbol, declared inside an export statement)
     for node in root.named_children:
@@ -49,15 +58,11 @@ def symbols(root: tree_sitter.Node) -> list[Symbol]:
     else:
         public_top = {s.name for s, _ in found if "." not in s.name}
     out: list[Symbol] = []
-    seen: set[str] = set()
     for sym, _ in found:
-        if sym.name in seen:
-            continue
-        seen.add(sym.name)
         owner = sym.name if sym.kind == "reexport" else sym.name.split(".", 1)[0]
         public = sym.kind == "reexport" or (owner in public_top and sym.public)
         out.append(replace(sym, public=public))
-    return out
+    return out if every else effective(out)
 
 
 def _export_statement(node: tree_sitter.Node, exports: _Exports) -> list[tuple[Symbol, bool]]:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import tree_sitter
 
-from summarizers.ast_common import Symbol, body_hash, normalize, text_of, text_without_comments
+from summarizers.ast_common import (
+    Symbol,
+    body_hash,
+    effective,
+    normalize,
+    text_of,
+    text_without_comments,
+)
 from summarizers.ast_params import python_call
 
 _COMPOUND = {
@@ -20,16 +27,14 @@ _COMPOUND = {
 _API_DECORATORS = {"staticmethod", "classmethod", "property", "overload", "abstractmethod"}
 
 
-def symbols(root: tree_sitter.Node) -> list[Symbol]:
+def symbols(root: tree_sitter.Node, *, every: bool = False) -> list[Symbol]:
+    """One symbol per name, the definition that takes effect (`ast_common.effective`); with
+    `every`, each definition, in order."""
     exported = _dunder_all(root)
     out: list[Symbol] = []
-    seen: set[str] = set()
     for node in _statements(root):
-        for sym in _definition(node, prefix="", owner_public=True, exported=exported):
-            if sym.name not in seen:
-                seen.add(sym.name)
-                out.append(sym)
-    return out
+        out += _definition(node, prefix="", owner_public=True, exported=exported)
+    return out if every else effective(out)
 
 
 def _statements(block: tree_sitter.Node) -> list[tree_sitter.Node]:

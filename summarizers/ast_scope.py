@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 
-def extract_symbols(source: str, language: str) -> ParseResult:
+def extract_symbols(source: str, language: str, *, every: bool = False) -> ParseResult:
     """Top-level symbols and class/interface members, with the first syntax error if any.
 
     Symbols are still extracted from a file with errors (tree-sitter recovers), but callers
@@ -49,7 +49,7 @@ def extract_symbols(source: str, language: str) -> ParseResult:
         return ParseResult([], ParseErrorInfo(1, 1, f"unsupported language {language!r}"))
     tree = parse_tree(source, language)
     extractor = ast_python.symbols if language == "python" else ast_js.symbols
-    return ParseResult(extractor(tree.root_node), first_error(tree.root_node))
+    return ParseResult(extractor(tree.root_node, every=every), first_error(tree.root_node))
 
 
 def find_symbol(source: str, language: str, name: str) -> Symbol | None:

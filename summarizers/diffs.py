@@ -72,12 +72,15 @@ def summarize_diff(patch: str, *, budget: int = 1500) -> DiffSummary:
 
 
 def _left_out(hunks: list[tuple[FileStat, str]], shown: list[tuple[FileStat, str]]) -> str:
-    """Which files' hunks are missing, so a reader knows what the summary does not show."""
+    """Which files' hunks are missing, so a reader knows what the summary does not show:
+    every such file by name (a retry restoring part of an attempt must be able to name it),
+    with its count of hunks for the first few."""
     kept = {id(h) for h in shown}
     missing = Counter(pair[0].path for pair in hunks if id(pair) not in kept)
-    names = [f"{path} ({n})" for path, n in list(missing.items())[:LEFT_OUT_FILES]]
-    if len(missing) > LEFT_OUT_FILES:
-        names.append(f"+{len(missing) - LEFT_OUT_FILES} more files")
+    names = [
+        f"{path} ({n})" if i < LEFT_OUT_FILES else path
+        for i, (path, n) in enumerate(missing.items())
+    ]
     left = len(hunks) - len(shown)
     return f"\n[{left} of {len(hunks)} hunks left out: {', '.join(names)}]"
 

@@ -10,14 +10,17 @@ from coder.loop.baseline import briefing_note
 from coder.loop.final_check import FullRun, tree_of
 from coder.loop.planning import first_plan, revise_phase
 from coder.loop.reflect import run_reflect
+from coder.loop.repo_words import repo_words
 from coder.loop.runtime import Runtime
 from coder.loop.scoping import command_for_paths
+from coder.loop.scratch import ScratchNotice
 from coder.loop.state import RunStop, command_timeout
 from coder.loop.turns import Phase
 from coder.loop.verifier import Check, VerifyEnv, verify_step
 from coder.tools.specs import EXECUTE_TOOLS, REACT_TOOLS
 from contracts.graph import ready_steps
 from contracts.validation import CompiledStep, ValidPlan
+from sandbox.attempts import REF_PREFIX, save_attempt
 from sandbox.checkpoint import InvalidRollbackRef, resolve_rollback_ref
 from sandbox.policy import PathPolicy
 from summarizers.diffs import summarize_diff
@@ -37,7 +40,7 @@ def run_contract(rt: Runtime) -> None:
         step = plan.steps[step_id]
         checkpoint = rt.checkpoints.take(step_id)
         rt.trace.emit("checkpoint", step=step_id, sha=checkpoint.sha)
-        summary = _execute(rt, step, rt.state.failures.get(step_id, ""))
+        summary = _execute(rt, step, rt.state.failures.get(step_id, ""), checkpoint.sha)
         checks = verify_step(step, _verify_env(rt, checkpoint.sha))
         for check in checks:
             rt.state.spent.verification_s += check.command_s
@@ -57,6 +60,8 @@ def run_contract(rt: Runtime) -> None:
             continue
         rt.state.record_checks(step_id, checks, "rolled_back")
         attempt = _attempt_account(summary, rt.checkpoints.patch_since(checkpoint.sha))
+        ref = f"{REF_PREFIX}/{rt.state.rollbacks + 1}-{step_id}"
+        rt.toolbox.attempt = save_attempt(rt.root, checkpoint.sha, ref, step_id)
         _rollback(rt, step, checkpoint.sha)
         rt.state.failures[step_id] = rt.session.redact(
             f"{_failure_account(step_id, checks)}\n\n{attempt}"
@@ -138,8 +143,9 @@ def _next_step(rt: Runtime) -> str | None:
     return ready[0] if ready else None
 
 
-def _execute(rt: Runtime, step: CompiledStep, failure: str) -> str:
-    """Run the step's execute phase; the model's finish_step summary."""
+def _execute(rt: Runtime, step: CompiledStep, failure: str, checkpoint_sha: str = "") -> str:
+    """Run the step's execute phase; the model's finish_step summary. With the checkpoint, the
+    first finish_step that leaves scratch files outside the step's files is sent back once."""
     step_id = step.contract.step_id
     outcome = rt.state.outcome(step_id)
     outcome.attempts += 1
@@ -155,6 +161,7 @@ def _execute(rt: Runtime, step: CompiledStep, failure: str) -> str:
         for s in rt.state.verified
     ]
     test_cmd = rt.test_cmd
+    words = repo_words(rt.root, step.contract.intended_modification.files)
     briefing = prompts.step_briefing(
         rt.task,
         step,
@@ -162,11 +169,17 @@ def _execute(rt: Runtime, step: CompiledStep, failure: str) -> str:
         rt.budget_left(),
         failure,
         test_cmd,
+        rt.state.plan,
+        words,
         (lambda paths: command_for_paths(test_cmd, paths, rt.root).command) if test_cmd else None,
     )
-    end = rt.session.run_phase(
-        Phase(f"execute:{step_id}", EXECUTE_TOOLS, briefing, lambda tool, args: None)
+    files = step.contract.intended_modification.files
+    on_final = (
+        ScratchNotice(rt.checkpoints, checkpoint_sha, files, rt.protected)
+        if checkpoint_sha
+        else (lambda tool, args: None)
     )
+    end = rt.session.run_phase(Phase(f"execute:{step_id}", EXECUTE_TOOLS, briefing, on_final))
     return str(end.args.get("summary", ""))
 
 
@@ -256,7 +269,9 @@ def _attempt_account(summary: str, patch: str) -> str:
     diff = summarize_diff(patch, budget=ATTEMPT_DIFF_BUDGET).text
     return (
         f"What the failed attempt did: its finish_step summary was {said!r}. Its change, "
-        f"rolled back (the files are as before the step):\n{diff}"
+        f"rolled back (the files are as before the step):\n{diff}\n"
+        "The retried step can bring this change back in one call, restore_attempt {} (or "
+        '{"paths": [...]} for some of its files), then fix only what was wrong.'
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from coder.loop import prompts
 from coder.loop.baseline import briefing_note
+from coder.loop.repo_words import repo_words
 from coder.loop.runtime import Runtime
 from coder.loop.scoping import paths_briefing
 from coder.loop.turns import Phase
@@ -40,6 +41,7 @@ def plan_phase(rt: Runtime) -> ValidPlan:
         rt.test_cmd,
         rt.task_context,
         baseline,
+        repo_words(rt.root),
         paths_run=paths_briefing(rt.test_cmd, rt.root),
     )
     return _submit(rt, "plan", briefing)

@@ -25,7 +25,9 @@ Rules:
 """
 
 PLAN_FORMAT = """\
-A plan is {"goal": str, "steps": [step, ...]}; a step is
+A plan is {"goal": str, "notes": str, "steps": [step, ...]}; `notes` is what you found that the
+executors need (root cause, the files and lines involved, decisions taken): each step runs in a
+fresh conversation that sees only the goal, the notes and its own step. A step is
 {"stepId": "kebab-slug", "title": str, "dependencies": [stepIds],
  "intendedModification": {"files": [paths or globs the step may create/edit/delete],
                           "invariants": [checks that must hold after the step]},
@@ -34,7 +36,11 @@ Invariants are objects such as {"kind": "tests_pass", "paths": ["tests/test_x.py
 {"kind": "command_succeeds", "command": "..."}, {"kind": "signature_compatible", "symbol": "f",
 "file": "src/m.py"} (strict: "signature_unchanged"), {"kind": "public_api_compatible", "file":
 "src/m.py"} (strict: "public_api_unchanged"), {"kind": "text_absent", "pattern": "print\\\\(",
-"paths": ["src/**"]}, {"kind": "max_changed_lines", "n": 40}.
+"paths": ["src/**"]}, {"kind": "max_changed_lines", "n": 40}, {"kind": "tests_fail_before",
+"paths": ["tests/test_x.py"]} (the tests the step adds or changes there must fail on the code
+before the step and pass after it), {"kind": "tests_removed", "paths": ["tests/test_x.py::test_y"]}
+(tests removed or skipped on purpose; any other test that disappears, or is skipped, fails).
+A step must change at least one file.
 Signatures and public APIs are checked compatible or strict. Compatible: every call the old
 version accepted still works (a new parameter with a default passes; a removed, renamed,
 reordered or newly required one fails). Strict: the signature stays identical. "Breaking",
@@ -55,10 +61,12 @@ def plan_briefing(
     test_cmd: str | None,
     context: str = "",
     baseline: str = "",
+    repo_words: str = "",
     paths_run: str = "",
 ) -> str:
     """`baseline`: what the test command said before any change (tests already failing, a
     likely missing environment), so no step is made to demand a test red for another reason.
+    `repo_words`: the repository's AGENTS.md, quoted (`coder.loop.repo_words`).
     `paths_run`: the command a `tests_pass` with paths runs (coder.loop.scoping)."""
     forms = "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
     base = f"{baseline}\n\n" if baseline else ""
@@ -66,11 +74,14 @@ def plan_briefing(
     return (
         f"{_with_context(task, context)}\n\nTest command: {test_cmd or '(none detected)'}"
         f"{scoped}\n\n{base}"
-        f"Repository map:\n{repo_map}\n\n"
+        f"Repository map:\n{repo_map}\n\n{repo_words}"
         "Phase: PLAN. Explore with read_file/list_files/search, and `run` commands to reproduce "
         "the problem (whatever they change is reset before the first step); then call "
         "submit_plan with small, verifiable steps. Every step should name the tests that prove "
-        "it.\n\n"
+        "it. A bug fix should come with a regression test proven to catch the bug: add the test "
+        "in the fixing step and give it the invariant 'the new tests in FILE fail before this "
+        "step and pass after' (the harness runs them on the code as it was before the step; a "
+        "test that passes there too proves nothing and fails the step).\n\n"
         f"{PLAN_FORMAT}{forms}"
     )
 
@@ -82,6 +93,21 @@ ENVIRONMENTAL_FAILURE = (
     "verify it with a check that does not need what the sandbox withholds (a narrower test "
     "command, the tests' own files)"
 )
+
+
+NOTES_CHARS = 4000
+
+
+def plan_context(plan: ValidPlan | None) -> str:
+    """The plan's goal and the planner's notes, as every step and revision is told them: a
+    fresh conversation would otherwise rediscover the design from a one-line title."""
+    if plan is None:
+        return ""
+    lines = [f"Plan goal: {plan.plan.goal}"] if plan.plan.goal.strip() else []
+    notes = (plan.plan.notes or "").strip()
+    if notes:
+        lines.append(f"Planner's notes:\n{clip_chars(notes, NOTES_CHARS)}")
+    return "\n".join(lines) + "\n\n" if lines else ""
 
 
 def revision_briefing(
@@ -96,7 +122,8 @@ def revision_briefing(
 ) -> str:
     cause = f"{ENVIRONMENTAL_FAILURE}; " if environmental else "Fix the cause; "
     return (
-        f"{_with_context(task, context)}\n\nPhase: REVISE. A step failed verification and was rolled back.\n\n"
+        f"{_with_context(task, context)}\n\n{plan_context(plan)}"
+        "Phase: REVISE. A step failed verification and was rolled back.\n\n"
         f"Failure:\n{failure}\n\nCurrent plan:\n{plan_json(plan)}\n\n"
         f"Verified steps (kept unless you change their files): {', '.join(verified) or 'none'}\n"
         f"Budget left: {left}\n\n"
@@ -134,9 +161,13 @@ def step_briefing(
     left: str,
     failure: str,
     test_cmd: str | None,
+    plan: ValidPlan | None = None,
+    repo_words: str = "",
     paths_command: Callable[[list[str]], str] | None = None,
 ) -> str:
-    """`paths_command`: the exact command a `tests_pass` with paths runs, shown beside it."""
+    """`plan`: whose goal and notes the step is told; `repo_words`: the repository's own
+    instructions for agents (AGENTS.md), shown as quoted material; `paths_command`: the exact
+    command a `tests_pass` with paths runs, shown beside it."""
     contract = step.contract
     checks = (
         "\n".join(f"  - {describe(inv)}{_runs(inv, paths_command)}" for inv in step.invariants)
@@ -144,7 +175,7 @@ def step_briefing(
     )
     last = f"\nLast failure of this step:\n{failure}\n" if failure else ""
     return (
-        f"Task: {task}\n\nPhase: EXECUTE step `{contract.step_id}`"
+        f"Task: {task}\n\n{plan_context(plan)}{repo_words}Phase: EXECUTE step `{contract.step_id}`"
         f"{': ' + contract.title if contract.title else ''}.\n"
         f"Files you may create, edit or delete: {', '.join(contract.intended_modification.files)}\n"
         f"After finish_step the harness checks:\n  - only those files changed\n{checks}\n"

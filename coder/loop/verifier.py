@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +36,16 @@ from summarizers.ast_scope import (
     SymbolDiff,
     diff_symbols,
     extract_symbols,
-    find_symbol,
     language_for,
 )
 from summarizers.compat import judge_symbol
+from summarizers.definitions import (
+    compared,
+    definitions,
+    duplicates_note,
+    public_listing,
+    twice_note,
+)
 from summarizers.logs import compact_log
 
 EVIDENCE_BUDGET = 600
@@ -78,6 +84,8 @@ class VerifyEnv:
     protected: list[str]
     baseline: Baseline | None = None
     """Tests red before the run do not fail a step unless its invariant names them by id."""
+    runs: list[TestRun] = field(default_factory=list)
+    """The test runs this step's checks made so far (a proof reuses one that ran its tests)."""
 
 
 Checker = Callable[[Any, CompiledStep, VerifyEnv], Check]
@@ -95,12 +103,17 @@ def checker(kind: str) -> Callable[[Checker], Checker]:
 def verify_step(step: CompiledStep, env: VerifyEnv) -> list[Check]:
     """Scope first: a step that wrote outside its files fails whatever its tests say."""
     checks = [check_scope(step, env)]
-    for invariant in step.invariants:
+    nothing = proofs.unchanged_step(env)
+    if nothing is not None:
+        checks.append(nothing)
+    for invariant in sorted(step.invariants, key=lambda i: i.kind in proofs.LAST):
         fn = CHECKERS.get(invariant.kind)
         if fn is None:
             checks.append(Check(invariant.kind, "unverified", "no checker for this kind"))
             continue
         checks.append(fn(invariant, step, env))
+        if checks[-1].run is not None:
+            env.runs.append(checks[-1].run)
     return checks
 
 
@@ -205,13 +218,9 @@ def named_by(paths: list[str], command: str | None) -> set[str]:
 
 
 def removed_on_purpose(step: CompiledStep) -> set[str]:
-    """The tests the step's `tests_removed` invariants name (empty where that kind does not
-    exist yet): their absence after the step is not a failure."""
-    removed: set[str] = set()
-    for invariant in step.invariants:
-        if invariant.kind == "tests_removed":
-            removed |= set(getattr(invariant, "paths", None) or [])
-    return removed
+    """Test ids and test files the step's `tests_removed` invariants name: the tests the judge
+    must not count as missing, skipped, deselected or xfailed against the step."""
+    return {p for i in step.invariants if isinstance(i, inv.TestsRemoved) for p in i.paths}
 
 
 @checker("command_succeeds")
@@ -229,6 +238,8 @@ class _SymbolSides:
     before: str
     after: str | None
     """The file now; None when it was deleted or cannot be read."""
+    note: str = ""
+    """Said when the name is defined more than once in the file: which definition counted."""
 
 
 def _find_at_checkpoint(
@@ -240,10 +251,19 @@ def _find_at_checkpoint(
         before = _at_checkpoint(env, rel)
         if language is None or before is None:
             continue
-        old = find_symbol(before, language, symbol)
-        if old is not None:
-            return _SymbolSides(rel, language, old, before, _current(env, rel))
+        found = definitions(before, language, symbol)
+        if found:
+            after = _current(env, rel)
+            now = definitions(after, language, symbol) if after is not None else []
+            note = twice_note(symbol, rel, found, "at the checkpoint") + twice_note(
+                symbol, rel, now, "now"
+            )
+            return _SymbolSides(rel, language, compared(found), before, after, note)
     return None
+
+
+def _at(rel: str, symbol: Symbol) -> str:
+    return f"{rel}:{symbol.line}"
 
 
 def _not_found(kind: str, symbol: str, file: str | None) -> Check:
@@ -259,18 +279,21 @@ def check_signature(invariant: inv.SignatureUnchanged, step: CompiledStep, env: 
     sides = _find_at_checkpoint(symbol, invariant.file, step, env)
     if sides is None:
         return _not_found(kind, symbol, invariant.file)
-    old = sides.old
-    new = find_symbol(sides.after, sides.language, symbol) if sides.after is not None else None
-    if new is None:
-        return Check(kind, "failed", f"{symbol} was removed from {sides.rel}", detail=symbol)
+    old, rel = sides.old, sides.rel
+    now = definitions(sides.after, sides.language, symbol) if sides.after is not None else []
+    if not now:
+        gone = f"{symbol} ({_at(rel, old)} at the checkpoint) was removed from {rel}"
+        return Check(kind, "failed", gone + sides.note, detail=symbol)
+    new = compared(now)
+    where = f"{symbol} in {rel} (line {old.line} at the checkpoint, line {new.line} now)"
     if new.signature != old.signature:
         return Check(
             kind,
             "failed",
-            f"{symbol} in {sides.rel} changed:\n  before: {old.signature}\n  after:  {new.signature}",
+            f"{where} changed:\n  before: {old.signature}\n  after:  {new.signature}{sides.note}",
             detail=symbol,
         )
-    return Check(kind, "passed", f"{symbol}: {new.signature}", detail=symbol)
+    return Check(kind, "passed", f"{where}: {new.signature}{sides.note}", detail=symbol)
 
 
 @checker("signature_compatible")
@@ -292,9 +315,11 @@ def check_signature_compatible(
     name = sides.old.name
     verdict = judge_symbol(name, before, now, sides.language)
     new = now.get(name)
-    evidence = f"{name} in {sides.rel}: {verdict.text()}"
+    lines = f"line {sides.old.line} at the checkpoint" + (f", line {new.line} now" if new else "")
+    evidence = f"{name} in {sides.rel} ({lines}): {verdict.text()}"
     if new is not None and new.signature != sides.old.signature:
         evidence += f"\n  before: {sides.old.signature}\n  after:  {new.signature}"
+    evidence += sides.note
     return Check(kind, "passed" if verdict.compatible else "failed", evidence, detail=symbol)
 
 
@@ -322,15 +347,18 @@ def check_public_api(
     diff = _file_diff(kind, rel, env)
     if isinstance(diff, Check):
         return diff
-    broken = [f"removed {s.name}" for s in diff.removed if s.public]
+    broken = [
+        f"removed {s.name} (line {s.line} at the checkpoint)" for s in diff.removed if s.public
+    ]
     broken += [
-        f"changed {o.name}: {o.signature} → {n.signature}"
+        f"changed {o.name} (line {o.line} → {n.line}): {o.signature} → {n.signature}"
         for o, n in diff.signature_changed
         if o.public
     ]
+    twice = _defined_twice(rel, env)
     if broken:
-        return Check(kind, "failed", f"{rel}: " + "; ".join(broken), detail=rel)
-    return Check(kind, "passed", f"{rel}: public symbols unchanged", detail=rel)
+        return Check(kind, "failed", f"{rel}: " + "; ".join(broken) + twice, detail=rel)
+    return Check(kind, "passed", f"{rel}: unchanged, {_public_count(rel, env)}{twice}", detail=rel)
 
 
 @checker("public_api_compatible")
@@ -342,16 +370,27 @@ def check_public_api_compatible(
     diff = _file_diff(kind, rel, env)
     if isinstance(diff, Check):
         return diff
+    twice = _defined_twice(rel, env)
     if diff.breaking:
         return Check(
-            kind, "failed", f"{rel} breaks callers: " + "; ".join(diff.breaking), detail=rel
+            kind, "failed", f"{rel} breaks callers: " + "; ".join(diff.breaking) + twice, detail=rel
         )
     compatible = [f"`{n}`: {v.text()}" for n, v in diff.api.compatible.items()]
     if compatible:
         evidence = f"{rel}: {len(compatible)} compatible change(s): " + "; ".join(compatible)
     else:
-        evidence = f"{rel}: public symbols unchanged"
-    return Check(kind, "passed", evidence, detail=rel)
+        evidence = f"{rel}: unchanged, {_public_count(rel, env)}"
+    return Check(kind, "passed", evidence + twice, detail=rel)
+
+
+def _public_count(rel: str, env: VerifyEnv) -> str:
+    language, text = language_for(rel), _current(env, rel)
+    return public_listing(text, language) if language and text is not None else "public symbols"
+
+
+def _defined_twice(rel: str, env: VerifyEnv) -> str:
+    language, text = language_for(rel), _current(env, rel)
+    return duplicates_note(rel, text, language) if language and text is not None else ""
 
 
 def _text_matches(
@@ -462,3 +501,6 @@ def _changed_lines(env: VerifyEnv) -> int:
         if added.isdigit() and removed.isdigit():
             total += int(added) + int(removed)
     return total
+
+
+from coder.loop import proofs  # noqa: E402  (registers the proof kinds' checkers)

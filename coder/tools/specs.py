@@ -70,6 +70,14 @@ class Run(_Args):
     command: str = Field(min_length=1)
 
 
+class RestoreAttempt(_Args):
+    """Restore the change of this step's last rolled-back attempt, as it left the files: all
+    of it, or only `paths`. Files outside this step's files are not restored (the result
+    names them). Then edit what was wrong instead of re-typing what was right."""
+
+    paths: list[str] | None = None
+
+
 class FinishStep(_Args):
     """Declare the current step done; the harness then verifies its invariants itself."""
 
@@ -91,10 +99,13 @@ class CritiqueDone(_Args):
 
 
 class SubmitPlan(_Args):
-    """Submit the plan: a goal and a list of step contracts (see the plan format)."""
+    """Submit the plan: a goal, notes for the executors and a list of step contracts (see the
+    plan format)."""
 
     model_config = ConfigDict(extra="allow")
     goal: str
+    notes: str | None = None
+    """What you found that the executors need (root cause, the lines involved, decisions)."""
     steps: list[dict[str, Any]]
 
 
@@ -119,6 +130,7 @@ TOOL_ARGS: dict[str, type[_Args]] = {
     "delete_file": DeleteFile,
     "run": Run,
     "finish_step": FinishStep,
+    "restore_attempt": RestoreAttempt,
     "final_answer": FinalAnswer,
     "critique_done": CritiqueDone,
     "submit_plan": SubmitPlan,
@@ -133,6 +145,7 @@ EXECUTE_TOOLS = (
     "edit_file",
     "write_file",
     "delete_file",
+    "restore_attempt",
     "run",
     "finish_step",
     "stop",

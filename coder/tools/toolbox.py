@@ -20,6 +20,7 @@ from coder.tools.editing import apply_edit
 from coder.tools.regions import changed_span, numbered, region
 from coder.tools.specs import TOOL_ARGS, usage_line
 from coder.tools.textfile import NEW_FILE, NotText, decode_file, printable, with_newlines
+from sandbox.attempts import Attempt, restore_files
 from sandbox.changes import worktree_files
 from sandbox.confine import CommandResult, Sandbox
 from sandbox.globs import GlobError, expand_braces, glob_match
@@ -36,6 +37,7 @@ SEARCH_LIMIT = 100
 SEARCH_SECONDS = 10.0
 SEARCH_LINE_CHARS = 200
 RUN_BUDGET_TOKENS = 1500
+_CHANGE_WORDS = {"A": "created", "M": "modified", "D": "deleted"}
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class ToolBox:
         self.sandbox = sandbox
         self.policy = policy
         self.cmd_timeout_s = cmd_timeout_s
+        self.attempt: Attempt | None = None
+        """The rolled-back attempt `restore_attempt` brings back (set by the loop per step)."""
 
     def execute(self, tool: str, args: dict[str, Any]) -> Observation:
         handler = getattr(self, f"_{tool}", None)
@@ -257,6 +261,34 @@ class ToolBox:
             return Observation.error(f"{a.path}: no such file. {self._similar(a.path)}")
         target.unlink()
         return Observation.ok(f"deleted {a.path}", _digest(a.path, "\0deleted"))
+
+    def _restore_attempt(self, a: Any) -> Observation:
+        attempt = self.attempt
+        if attempt is None:
+            return Observation.error(
+                "there is no rolled-back attempt to restore in this step; make the change with "
+                "edit_file or write_file"
+            )
+        wanted = list(dict.fromkeys(a.paths or attempt.changes))
+        unknown = [p for p in wanted if p not in attempt.changes]
+        if unknown:
+            return Observation.error(
+                f"the attempt did not change {', '.join(unknown)}; it changed: "
+                f"{', '.join(attempt.changes)}"
+            )
+        allowed = [p for p in wanted if self.policy.check(p, write=True).allowed]
+        outside = [p for p in wanted if p not in allowed]
+        if not allowed:
+            return Observation.denied(
+                f"none of {', '.join(wanted)} is among this step's files; nothing restored"
+            )
+        restore_files(self.root, attempt, allowed)
+        said = [f"{p} ({_CHANGE_WORDS[attempt.changes[p]]})" for p in allowed]
+        text = f"restored from the attempt of {attempt.step_id}: {', '.join(said)}"
+        if outside:
+            text += f"\nnot restored, outside this step's files: {', '.join(outside)}"
+        text += "\nRead the files before editing them further."
+        return Observation.ok(text)
 
     def _run(self, a: Any) -> Observation:
         result = self.sandbox.run(

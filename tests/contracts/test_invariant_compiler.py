@@ -416,6 +416,8 @@ OBJECTS = [
     {"kind": "text_absent", "pattern": r"print\(", "paths": ["a.py"]},
     {"kind": "text_present", "pattern": "def add"},
     {"kind": "max_changed_lines", "n": 0},
+    {"kind": "tests_fail_before", "paths": ["tests/test_a.py::test_bug"]},
+    {"kind": "tests_removed", "paths": ["tests/test_old.py"]},
 ]
 
 

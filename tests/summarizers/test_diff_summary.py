@@ -79,3 +79,16 @@ def test_empty_and_garbage_patches_do_not_raise() -> None:
     assert summarize_diff("").text == "(empty diff)"
     garbage = summarize_diff("@@ -1,3 +1,4 @@\n-a\n", budget=50)
     assert estimate_tokens(garbage.text) <= 50
+
+
+def test_a_cut_diff_names_every_file_it_left_out() -> None:
+    """A retry restoring part of a rolled-back attempt must be able to name each file."""
+    patch = "".join(
+        f"diff --git a/f{i}.py b/f{i}.py\n--- a/f{i}.py\n+++ b/f{i}.py\n"
+        f"@@ -1,3 +1,3 @@\n a\n-{'x' * 300}\n+{'y' * 300}\n c\n"
+        for i in range(9)
+    )
+    text = summarize_diff(patch, budget=200).text
+    left_out = text.rsplit("hunks left out: ", 1)[1]
+    assert all(f"f{i}.py" in left_out for i in range(9))
+    assert "more files" not in text

@@ -32,6 +32,7 @@ TAG_CLASS = {
     "failure:acceptance-only": "acceptance_only",
     "failure:loop": "loop",
     "failure:no-tool-call": "no_tool_call",
+    "failure:vacuous-test": "acceptance_only",
 }
 """What the harness sees of each documented failure (a drowned model's suite stays exactly as
 red as it was at the base, which every check accepts: acceptance_only)."""
@@ -41,6 +42,7 @@ CAUGHT = {
     "failure:plan-drift": "files_within_scope",
     "failure:hang": "tests_pass",
     "failure:context-exhaustion": "tests_pass",
+    "failure:vacuous-test": "tests_fail_before",
 }
 PAIRS = [
     ("js-regression-csv", "plan"),
@@ -50,6 +52,7 @@ PAIRS = [
     ("py-context-ledger", "react"),
     ("py-hang-retry", "react"),
     ("js-offbyone-pages", "react"),
+    ("py-vacuous-clamp", "react"),
 ]
 """py-signature-dates runs in every mode in test_bench.py."""
 

@@ -105,6 +105,7 @@ def test_unverified_and_empty_runs_are_not_applied(calc_repo, script):
             {"tool": "finish_step", "input": {"summary": "nothing to do"}},
         ),
         apply=True,
+        mode="plan",
     )
     assert empty.result.stop_reason == "final_check_failed" and not empty.result.applied
     assert empty.take is not None and "did not verify (final_check_failed)" in empty.take

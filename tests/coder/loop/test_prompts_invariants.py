@@ -26,3 +26,13 @@ def test_the_briefing_s_own_examples_compile_to_what_it_says() -> None:
     assert compile_invariant("The signature of f must not change").kind == "signature_unchanged"
     assert compile_invariant("f keeps its signature").kind == "signature_unchanged"
     assert compile_invariant("f's signature is unchanged in m.py").kind == "signature_unchanged"
+
+
+def test_the_planner_is_asked_for_a_proven_regression_test_and_told_the_forms() -> None:
+    from coder.loop.prompts import plan_briefing
+
+    briefing = plan_briefing("Fix the off-by-one in paginate()", "(map)", "pytest -q")
+    assert "A bug fix should come with a regression test proven to catch the bug" in briefing
+    assert "The new tests in FILE fail before this step" in briefing
+    assert "`ID` is removed (on purpose)" in briefing
+    assert '"notes": str' in briefing

@@ -18,11 +18,13 @@ def test_phase_vocabularies_match_the_design():
         "edit_file",
         "write_file",
         "delete_file",
+        "restore_attempt",  # issue 23: a retry takes a rolled-back attempt up again
         "run",
         "finish_step",
         "stop",
     }
-    assert set(REACT_TOOLS) == (set(EXECUTE_TOOLS) - {"finish_step"}) | {"final_answer"}
+    contract_only = {"finish_step", "restore_attempt"}
+    assert set(REACT_TOOLS) == (set(EXECUTE_TOOLS) - contract_only) | {"final_answer"}
 
 
 def test_specs_are_json_schemas_with_required_fields():

@@ -1,0 +1,237 @@
+"""Proven steps end to end: a regression test must fail before the fix and pass after it,
+a step that changed nothing is not verified, and tests removed on purpose are checked gone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from calcrepo import FIX_ADD, plan, step
+from gitrepo import git, snapshot
+
+from coder.loop.runner import RunOptions, run_task
+from coder.loop.trace import read_trace
+
+NEW_TEST = "\n\ndef test_add_negative():\n    assert add(-1, -2) == -3\n"
+VACUOUS_TEST = "\n\ndef test_scale_three():\n    assert scale(1, 3) == 3\n"
+
+
+def run(repo: Path, model: str, **kw) -> tuple:
+    outcome = run_task(RunOptions(repo=repo, task="make add() add", model=model, **kw))
+    return outcome.result, outcome.run_dir, read_trace(outcome.run_dir / "trace.jsonl")
+
+
+def append_test(text: str) -> dict:
+    return {
+        "tool": "edit_file",
+        "input": {
+            "path": "tests/test_calc.py",
+            "old_text": "    assert scale(value=2, factor=3) == 6\n",
+            "new_text": "    assert scale(value=2, factor=3) == 6\n" + text,
+        },
+    }
+
+
+PROVEN = step(
+    "fix-add",
+    ["calc.py", "tests/test_calc.py"],
+    ["the new tests in tests/test_calc.py fail before this step and pass after"],
+)
+
+
+def verifications(events: list[dict], kind: str) -> list[dict]:
+    return [e for e in events if e["type"] == "verification" and e.get("kind") == kind]
+
+
+def test_a_test_that_fails_before_the_fix_proves_the_step(calc_repo, script):
+    before = snapshot(calc_repo)
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(PROVEN),
+            append_test(NEW_TEST),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed add, with a test"}},
+        ),
+    )
+    assert result.status == "verified", result.message
+    [check] = verifications(events, "tests_fail_before")
+    assert check["status"] == "passed"
+    assert "tests/test_calc.py::test_add_negative: failed before the change" in check["evidence"]
+    assert snapshot(calc_repo) == before
+    assert "coder-proof" not in git(calc_repo, "worktree", "list")
+
+
+def test_a_vacuous_test_is_caught_and_the_revision_proves_a_real_one(calc_repo, script):
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(PROVEN),
+            append_test(VACUOUS_TEST),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed add"}},
+            plan(PROVEN),
+            append_test(NEW_TEST),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed add, real test"}},
+        ),
+    )
+    first, second = verifications(events, "tests_fail_before")
+    assert first["status"] == "failed"
+    assert (
+        "tests/test_calc.py::test_scale_three: passed before the change too: it would not have "
+        "caught the bug" in first["evidence"]
+    )
+    assert second["status"] == "passed"
+    assert (result.status, result.rollbacks) == ("verified", 1)
+
+
+def test_a_named_test_id_must_also_pass_after_the_step(calc_repo, script):
+    """`test_add` fails at the checkpoint; a step that leaves add() broken does not prove it."""
+    broken = {**FIX_ADD, "new_text": "return b - a"}
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(
+                step(
+                    "fix-add",
+                    ["calc.py"],
+                    ["`tests/test_calc.py::test_add` fails before this step and passes after"],
+                )
+            ),
+            {"tool": "edit_file", "input": broken},
+            {"tool": "finish_step", "input": {"summary": "tried"}},
+        ),
+        max_revisions=0,
+    )
+    [check] = verifications(events, "tests_fail_before")
+    assert check["status"] == "failed"
+    assert "failed before the change as it should, but failed after it" in check["evidence"]
+    assert result.status != "verified"
+
+
+def test_a_step_that_changed_no_file_is_not_verified(calc_repo, script):
+    head = git(calc_repo, "rev-parse", "HEAD").strip()
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(step("check-only", ["calc.py"], ["tests in tests/test_calc.py pass"])),
+            {"tool": "finish_step", "input": {"summary": "nothing to do"}},
+        ),
+        max_revisions=0,
+    )
+    [check] = verifications(events, "files_changed")
+    assert check["status"] == "failed"
+    assert check["evidence"].startswith("this step changed no file")
+    assert result.status != "verified"
+    assert not [e for e in events if e["type"] == "step_verified"]
+    assert git(calc_repo, "rev-parse", result.branch).strip() == head  # no empty commit
+
+
+def test_a_retry_restores_the_rolled_back_attempt_in_one_call(calc_repo, script):
+    """The vacuous attempt's fix was right: the retry takes calc.py back from it, whole, and
+    writes only the real test; the attempt stays under refs/coder/attempts."""
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(PROVEN),
+            append_test(VACUOUS_TEST),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed add"}},
+            plan(PROVEN),
+            {"tool": "restore_attempt", "input": {"paths": ["calc.py"]}},
+            append_test(NEW_TEST),
+            {"tool": "finish_step", "input": {"summary": "fixed add, real test"}},
+        ),
+    )
+    assert result.status == "verified", result.message
+    restored = next(
+        e for e in events if e["type"] == "observation" and e["tool"] == "restore_attempt"
+    )
+    assert restored["status"] == "ok"
+    assert restored["text"].startswith("restored from the attempt of fix-add: calc.py (modified)")
+    revise = next(e for e in events if e["type"] == "plan_revised")
+    assert revise
+    refs = git(calc_repo, "for-each-ref", "--format=%(refname)", "refs/coder/attempts")
+    assert refs.strip().endswith("-fix-add")
+    assert "return a + b" in result.patch and "test_scale_three" not in result.patch
+
+
+def test_the_revision_is_told_it_can_restore_the_attempt():
+    from coder.loop.modes import _attempt_account
+
+    account = _attempt_account("did it", "")
+    assert "restore_attempt {}" in account
+
+
+SKIP_AND_DELETE = {
+    "path": "tests/test_calc.py",
+    "old_text": (
+        "def test_add():\n    assert add(2, 3) == 5\n\n\n"
+        "def test_scale():\n    assert scale(2) == 4\n    assert scale(value=2, factor=3) == 6\n"
+    ),
+    "new_text": "import pytest\n\n\n@pytest.mark.skip\ndef test_add():\n    assert add(2, 3) == 5\n",
+}
+
+
+def test_a_step_that_skips_the_failing_test_and_deletes_a_passing_one_is_not_verified(
+    calc_repo, script
+):
+    result, _, _ = run(
+        calc_repo,
+        script(
+            plan(step("fix-add", ["tests/test_calc.py"], ["tests in tests/test_calc.py pass"])),
+            {"tool": "edit_file", "input": SKIP_AND_DELETE},
+            {"tool": "finish_step", "input": {"summary": "made the tests green"}},
+        ),
+        max_revisions=0,
+    )
+    assert result.status != "verified"
+
+
+def test_tests_removed_on_purpose_are_checked_gone_and_named_for_the_judge(calc_repo, script):
+    from coder.loop.verifier import removed_on_purpose
+    from contracts.validation import validate_plan
+
+    removal = step(
+        "drop-scale-test",
+        ["tests/test_calc.py"],
+        [
+            "`tests/test_calc.py::test_scale` is removed on purpose",
+            {"kind": "tests_removed", "paths": ["tests/test_calc.py::test_add"]},
+        ],
+    )
+    compiled = validate_plan(plan(removal)["input"]).plan
+    assert compiled is not None
+    assert removed_on_purpose(compiled.steps["drop-scale-test"]) == {
+        "tests/test_calc.py::test_scale",
+        "tests/test_calc.py::test_add",
+    }
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(removal),
+            {"tool": "edit_file", "input": SKIP_AND_DELETE},
+            {"tool": "finish_step", "input": {"summary": "skip add, drop scale"}},
+        ),
+        max_revisions=0,
+    )
+    scale, add = verifications(events, "tests_removed")
+    assert (scale["status"], add["status"]) == ("passed", "passed"), add["evidence"]
+    assert "tests/test_calc.py::test_scale (gone)" in scale["evidence"]
+    assert "tests/test_calc.py::test_add (skipped)" in add["evidence"]
+
+
+def test_a_test_said_removed_that_still_runs_fails_the_check(calc_repo, script):
+    keep = {**FIX_ADD}
+    _, _, events = run(
+        calc_repo,
+        script(
+            plan(step("fix", ["calc.py"], ["`tests/test_calc.py::test_scale` is removed"])),
+            {"tool": "edit_file", "input": keep},
+            {"tool": "finish_step", "input": {"summary": "fixed"}},
+        ),
+        max_revisions=0,
+    )
+    [check] = verifications(events, "tests_removed")
+    assert check["status"] == "failed"
+    assert "tests/test_calc.py::test_scale still runs (passed)" in check["evidence"]
