@@ -66,6 +66,7 @@ def run_limited(
     *,
     reap_leftovers: bool = False,
     growth_roots: Sequence[Path] = (),
+    pass_fds: Sequence[int] = (),
 ) -> CommandResult:
     """`reap_leftovers`: nothing else kills what the command leaves running; the cgroup
     does when there is one, else the command runs under sandbox/reaper.py (a Python
@@ -90,6 +91,7 @@ def run_limited(
         cgroup=cgroup,
         sweeper=sweeper,
         growth=watch,
+        pass_fds=pass_fds,
     )
     bound = "growth" if outcome.outgrown else outcome.cgroup_bound
     if bound is None and (
