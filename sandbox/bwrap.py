@@ -103,7 +103,7 @@ class BwrapSandbox:
         try:
             for _ in range(_SETUP_RETRIES):
                 sockets = host_sockets()
-                supervisor = ConnectSupervisor()
+                supervisor = self._connect_supervisor()
                 argv = self._argv(command, workdir, scratch, sockets, supervisor.prefix)
                 try:
                     result = run_limited(
@@ -123,6 +123,9 @@ class BwrapSandbox:
             return result
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+
+    def _connect_supervisor(self) -> ConnectSupervisor:
+        return ConnectSupervisor()
 
     def _argv(
         self,

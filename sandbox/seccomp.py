@@ -2,7 +2,9 @@
 
 bwrap can load a classic BPF program (`--seccomp FD`) but cannot hand out a user-notification
 listener, so a few lines of the host's Python run first inside the sandbox (LAUNCHER, passed
-with `-c`, the program in hex on its command line): it opens a sock_diag netlink socket in
+with `-c`, the program in hex on its command line; or sandbox/launch.c, the same in C, when
+`scripts/bootstrap` could compile it: a Python start-up costs every command tens of
+milliseconds, the C launcher about one): it opens a sock_diag netlink socket in
 the sandbox's network namespace, installs the filter with SECCOMP_FILTER_FLAG_NEW_LISTENER,
 sends both fds to the harness over an inherited socket (SCM_RIGHTS), and execs the command.
 The filter is inherited by every descendant and cannot be removed.
@@ -21,7 +23,13 @@ ENOSYS so `socketcall()` cannot go around it):
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
 import struct
+import subprocess
+import sys
+from pathlib import Path
 
 AUDIT_ARCH_X86_64 = 0xC000003E
 X32_BIT = 0x40000000
@@ -138,6 +146,52 @@ except OSError as error:
 )
 
 
+SOURCE = Path(__file__).with_name("launch.c")
+BUILD_DIR = Path(__file__).with_name("_build")
+
+
 def launcher_argv(python: str, channel_fd: int) -> list[str]:
     """The prefix that installs the filter and then runs what follows it."""
     return [python, "-I", "-S", "-c", LAUNCHER, str(channel_fd), filter_program().hex()]
+
+
+def compiled_argv(binary_fd: int, channel_fd: int) -> list[str]:
+    """The same with the C launcher, run from an fd the command inherits (its path on the
+    host need not be in the view); it closes that fd before the command starts."""
+    hexed = filter_program().hex()
+    return [f"/proc/self/fd/{binary_fd}", str(binary_fd), str(channel_fd), hexed]
+
+
+def compiled_launcher() -> Path | None:
+    """The C launcher built from this very source, if it was."""
+    path = BUILD_DIR / f"coder-launch-{_digest()}"
+    return path if os.access(path, os.X_OK) else None
+
+
+def build_launcher(cc: str | None = None) -> str:
+    """Compile sandbox/launch.c next to this module; says what it did, or why not."""
+    compiler = cc or shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        return "no C compiler: commands start through the Python launcher (slower)"
+    target = BUILD_DIR / f"coder-launch-{_digest()}"
+    try:
+        BUILD_DIR.mkdir(exist_ok=True)
+        partial = target.with_suffix(".tmp")
+        subprocess.run(
+            [compiler, "-O2", "-o", str(partial), str(SOURCE)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        os.replace(partial, target)
+    except (OSError, subprocess.CalledProcessError) as error:
+        detail = getattr(error, "stderr", "") or str(error)
+        return f"could not build the C launcher ({detail.strip()[:200]}); using Python's"
+    for stale in BUILD_DIR.glob("coder-launch-*"):
+        if stale != target:
+            stale.unlink(missing_ok=True)
+    return f"built {target}"
+
+
+def _digest() -> str:
+    return hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:12]

@@ -40,7 +40,7 @@ import sys
 import threading
 from pathlib import Path
 
-from sandbox.seccomp import launcher_argv
+from sandbox.seccomp import compiled_argv, compiled_launcher, launcher_argv
 
 _NOTIF = struct.Struct("=QIIiIQ6Q")  # struct seccomp_notif
 _RESP = struct.Struct("=QqiI")  # struct seccomp_notif_resp
@@ -67,8 +67,15 @@ class ConnectSupervisor:
 
     def __init__(self) -> None:
         self._ours, self._theirs = socket.socketpair()
-        self.pass_fds = (self._theirs.fileno(),)
-        self.prefix = launcher_argv(python_for_launcher(), self._theirs.fileno())
+        channel = self._theirs.fileno()
+        binary = compiled_launcher()
+        self._binary = os.open(binary, os.O_RDONLY | os.O_CLOEXEC) if binary else None
+        if self._binary is None:
+            self.pass_fds: tuple[int, ...] = (channel,)
+            self.prefix = launcher_argv(python_for_launcher(), channel)
+        else:
+            self.pass_fds = (channel, self._binary)
+            self.prefix = compiled_argv(self._binary, channel)
         self._stop = threading.Event()
         self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)
         self._diag_lock = threading.Lock()
@@ -83,6 +90,8 @@ class ConnectSupervisor:
         self._stop.set()
         os.write(self._wake_w, b"x")
         self._theirs.close()
+        if self._binary is not None:
+            os.close(self._binary)
         try:
             self._ours.shutdown(socket.SHUT_RDWR)
         except OSError:

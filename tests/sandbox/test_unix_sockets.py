@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
+import sandbox.unix_sockets as unix_sockets
 from sandbox.confine import make_sandbox
+from sandbox.seccomp import build_launcher, compiled_launcher
 from tests.sandbox.confined import confined, needs_bwrap
 from tests.sandbox.gitrepos import make_repo
 
@@ -27,6 +29,21 @@ can_unshare_net = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("unshare") is None,
     reason="a listener in another network namespace needs root and unshare(1)",
 )
+
+
+@pytest.fixture(autouse=True, params=["c", "python"])
+def launcher(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test under both launchers: the C one scripts/bootstrap builds, and the Python
+    one a host without a compiler uses."""
+    if request.param == "c":
+        if compiled_launcher() is None:
+            built = build_launcher()
+            if compiled_launcher() is None:
+                pytest.skip(built)
+    else:
+        monkeypatch.setattr(unix_sockets, "compiled_launcher", lambda: None)
+    return str(request.param)
+
 
 _SERVE = textwrap.dedent(
     """\
