@@ -28,7 +28,6 @@ import os
 import shutil
 import struct
 import subprocess
-import sys
 from pathlib import Path
 
 AUDIT_ARCH_X86_64 = 0xC000003E
