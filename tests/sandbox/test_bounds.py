@@ -17,7 +17,7 @@ import pytest
 
 from sandbox.bwrap import SCRATCH_PREFIX
 from sandbox.cgroups import cgroup_parents, cgroups_available
-from sandbox.checkpoint import Checkpoints
+from sandbox.checkpoint import ChangeTooLarge, Checkpoints
 from sandbox.confine import Sandbox, bwrap_unavailable_reason, make_sandbox
 from sandbox.limits import Limits
 from sandbox.unconfined import PRIVATE_PREFIX
@@ -132,6 +132,31 @@ def test_no_file_over_the_bound_is_ever_committed(tmp_path: Path) -> None:
     assert not (repo / "new-big.bin").exists()
     assert (repo / "grows.txt").read_text() == "g\n"
     assert run_git(repo, "status", "--porcelain") == ""
+
+
+def test_a_change_over_the_commit_bound_is_not_committed_nor_staged(tmp_path: Path) -> None:
+    """Many files each under the file bound, over the step's bound together (sparse files:
+    the sizes are real to git and to lstat, the disk holds nothing)."""
+    repo = make_repo(tmp_path / "repo", {"small.txt": "s\n"})
+    head = run_git(repo, "rev-parse", "HEAD").strip()
+    checkpoints = Checkpoints(repo, max_file_bytes=1 << 20, max_change_bytes=1 << 20)
+    for name in ("a.bin", "b.bin", "c.bin"):
+        with open(repo / name, "wb") as f:
+            f.truncate(600 << 10)
+    problem = checkpoints.oversized_change()
+    assert problem is not None
+    assert (
+        "1843200 bytes in 3 files, over the bound of 1048576 bytes one step may commit" in problem
+    )
+    with pytest.raises(ChangeTooLarge, match="over the bound of 1048576 bytes"):
+        checkpoints.commit("step")
+    assert run_git(repo, "rev-parse", "HEAD").strip() == head
+    assert checkpoints.patch_since(head).startswith("(not shown: the change is 1843200 bytes")
+    (repo / "b.bin").unlink()
+    (repo / "c.bin").unlink()
+    assert checkpoints.oversized_change() is None
+    checkpoints.commit("fits")
+    assert run_git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["a.bin"]
 
 
 @pytest.mark.parametrize("mode", ["bwrap", "none"])
