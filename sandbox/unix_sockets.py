@@ -38,6 +38,7 @@ import stat
 import struct
 import sys
 import threading
+import time
 from pathlib import Path
 
 from sandbox.seccomp import compiled_argv, compiled_launcher, launcher_argv
@@ -51,6 +52,7 @@ _PIDFD_THREAD = os.O_EXCL
 _SOCK_DIAG_BY_FAMILY, _NLM_F_REQUEST, _NLM_F_DUMP = 20, 0x1, 0x300
 _NLMSG_DONE, _NLMSG_ERROR, _UDIAG_SHOW_VFS, _UNIX_DIAG_VFS = 3, 2, 0x2, 1
 _MAX_ADDR = 128  # sizeof(struct sockaddr_storage)
+MAX_PENDING = 64  # connect()s answered at once (a blocking one holds its thread); more wait
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -80,6 +82,7 @@ class ConnectSupervisor:
         self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)
         self._diag_lock = threading.Lock()
         self._workers: list[threading.Thread] = []
+        self._slots = threading.BoundedSemaphore(MAX_PENDING)
         self._thread = threading.Thread(target=self._serve, name="connect-supervisor", daemon=True)
         self._thread.start()
 
@@ -114,10 +117,12 @@ class ConnectSupervisor:
         try:
             self._loop(listener, diag)
         finally:
+            deadline = time.monotonic() + 2
             for worker in self._workers:
-                worker.join(timeout=2)
-            os.close(listener)
-            os.close(diag)
+                worker.join(timeout=max(0.0, deadline - time.monotonic()))
+            if not any(w.is_alive() for w in self._workers):  # else a late answer could
+                os.close(listener)  # reach whatever file reused the number: leave them open
+                os.close(diag)
 
     def _loop(self, listener: int, diag: int) -> None:
         poller = select.poll()
@@ -135,6 +140,9 @@ class ConnectSupervisor:
             except OSError:
                 continue  # the caller was interrupted before we got to it
             nid, pid, _flags, _nr, _arch, _ip, *args = _NOTIF.unpack(buffer)
+            while not self._slots.acquire(timeout=0.1):
+                if self._stop.is_set():
+                    return
             worker = threading.Thread(
                 target=self._answer, args=(listener, diag, nid, pid, args), daemon=True
             )
@@ -152,6 +160,8 @@ class ConnectSupervisor:
             fcntl.ioctl(listener, NOTIF_SEND, _RESP.pack(nid, 0, -code, 0))
         except OSError:
             pass  # the caller is gone (killed, or interrupted by a signal)
+        finally:
+            self._slots.release()
 
     def _connect(self, listener: int, diag: int, nid: int, pid: int, args: list[int]) -> int:
         fd, address_at, length = args[0] & 0xFFFFFFFF, args[1], args[2] & 0xFFFFFFFF

@@ -263,3 +263,39 @@ def test_the_ways_around_the_supervisor_are_closed(visible_base: Path) -> None:
         "uring -1 38",
         "listener -1 1",
     ], result.output
+
+
+@can_unshare_net
+def test_an_address_swapped_by_another_thread_mid_call_never_reaches_the_host(
+    visible_base: Path,
+) -> None:
+    """The harness copies the address once and connects with that copy: a thread flipping the
+    buffer between the command's own socket and the host's cannot win a race."""
+    repo = make_repo(visible_base / "repo", {"README.md": "hi\n"})
+    command = textwrap.dedent(
+        """\
+        python3 - <<'EOF'
+        import ctypes, socket, struct, threading
+        libc = ctypes.CDLL(None, use_errno=True)
+        own = socket.socket(socket.AF_UNIX); own.bind("/tmp/own.sock"); own.listen(1024)
+        mine, host = (struct.pack("=H", 1) + p.encode() + b"\\0" for p in ("/tmp/own.sock", {host!r}))
+        buf = ctypes.create_string_buffer(110)
+        def flip():
+            while True:
+                ctypes.memmove(buf, mine, len(mine)); ctypes.memmove(buf, host, len(host))
+        threading.Thread(target=flip, daemon=True).start()
+        peers = set()
+        for _ in range(300):
+            s = socket.socket(socket.AF_UNIX)
+            if libc.connect(s.fileno(), buf, 110) == 0:
+                peers.add(s.getpeername())
+            s.close()
+        print(sorted(peers))
+        EOF
+        """
+    )
+    with host_listener(visible_base / "elsewhere" / "ns.sock", netns=True) as host:
+        with confined(repo) as c:
+            result = c.run(command.format(host=str(host)))
+    assert result.output.strip() == "['/tmp/own.sock']", result.output
+    assert str(host) not in result.output
