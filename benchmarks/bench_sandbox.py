@@ -10,9 +10,12 @@ Repositories: generated ones of 1k and 10k files, and this Python's standard lib
    ignored build product). Goal: < 100 ms at 10k files; the 1k -> 10k ratio shows how much of
    the cost follows the tree rather than the changed files.
 3. A confined `true` (bwrap, and the unconfined mode) against a bare `subprocess` `true`.
-   Goal: bwrap overhead < 15 ms a command (median).
+   Goal: bwrap overhead < 15 ms a command (median). Also bwrap without the connect()
+   supervisor (sandbox/unix_sockets.py), to show what it costs a command, and 200
+   connect()s to the command's own Unix socket with and without it (the cost per call).
 
 Usage: python benchmarks/bench_sandbox.py [--reps 5] [--cmd-reps 40] [--dir DIR] [--skip-stdlib]
+       [--commands-only]
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from sandbox.checkpoint import Checkpoints  # noqa: E402
 from sandbox.confine import BwrapSandbox, UnconfinedSandbox, bwrap_unavailable_reason  # noqa: E402
+from sandbox.unix_sockets import ConnectSupervisor  # noqa: E402
 from sandbox.workspace import Workspace  # noqa: E402
 
 GIT_ENV = {
@@ -194,6 +198,27 @@ def bench_rollback(name: str, repo: Path, reps: int) -> tuple[float, float]:
     return median_ms(take_s), median_ms(rollback_s)
 
 
+class _NoSupervisor:
+    prefix: list[str] = []
+    pass_fds: tuple[int, ...] = ()
+
+    def close(self) -> None:
+        pass
+
+
+class _UnsupervisedBwrap(BwrapSandbox):
+    """bwrap as it was before connect() went to the harness: for comparison only."""
+
+    def _connect_supervisor(self) -> ConnectSupervisor:
+        return _NoSupervisor()  # type: ignore[return-value]
+
+
+_CONNECTS = (
+    "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.bind('/tmp/b.sock'); "
+    "s.listen(256); [socket.socket(socket.AF_UNIX).connect('/tmp/b.sock') for _ in range(200)]\""
+)
+
+
 def bench_commands(scratch: Path, reps: int) -> list[Row]:
     root = scratch / "cmd-root"
     root.mkdir()
@@ -205,13 +230,15 @@ def bench_commands(scratch: Path, reps: int) -> list[Row]:
         subprocess.run(["true"], check=True)
         return time.perf_counter() - start
 
-    def in_box(box: BwrapSandbox | UnconfinedSandbox) -> Callable[[int], float]:
+    def in_box(
+        box: BwrapSandbox | UnconfinedSandbox, command: str = "true"
+    ) -> Callable[[int], float]:
         def run(_: int) -> float:
             start = time.perf_counter()
-            result = box.run("true", cwd=root, timeout_s=30)
+            result = box.run(command, cwd=root, timeout_s=30)
             elapsed = time.perf_counter() - start
             if result.exit_code != 0:
-                raise SystemExit(f"`true` failed in {box.name}: {result.output}")
+                raise SystemExit(f"`{command}` failed in {box.name}: {result.output}")
             return elapsed
 
         return run
@@ -219,7 +246,9 @@ def bench_commands(scratch: Path, reps: int) -> list[Row]:
     actions = [bare, in_box(unconfined)]
     reason = bwrap_unavailable_reason()
     if reason is None:
-        actions.append(in_box(BwrapSandbox(root)))
+        supervised, unsupervised = BwrapSandbox(root), _UnsupervisedBwrap(root)
+        actions += [in_box(supervised), in_box(unsupervised)]
+        actions += [in_box(supervised, _CONNECTS), in_box(unsupervised, _CONNECTS)]
     samples = interleave(reps, *actions)
     bare_ms = median_ms(samples[0])
     rows = [
@@ -239,6 +268,12 @@ def bench_commands(scratch: Path, reps: int) -> list[Row]:
                 bwrap_ms - bare_ms < 15,
             )
         )
+        plain_ms = median_ms(samples[3])
+        rows.append(Row("`true`, bwrap without connect supervisor", "-", plain_ms, "bare", bare_ms))
+        rows.append(Row("`true`, bwrap", "supervisor cost", bwrap_ms, "without", plain_ms))
+        with_ms, without_ms = median_ms(samples[4]), median_ms(samples[5])
+        rows.append(Row("200 own-socket connects, bwrap", "-", with_ms, "without", without_ms))
+        rows.append(Row("per connect() through the supervisor", "-", (with_ms - without_ms) / 200))
     else:
         print(f"bwrap rows skipped: {reason}")
     return rows
@@ -269,7 +304,12 @@ def main() -> None:
     parser.add_argument("--cmd-reps", type=int, default=40)
     parser.add_argument("--dir", type=Path, default=None, help="where to build the repositories")
     parser.add_argument("--skip-stdlib", action="store_true")
+    parser.add_argument("--commands-only", action="store_true", help="only the command rows")
     args = parser.parse_args()
+    if args.commands_only:
+        with tempfile.TemporaryDirectory(prefix="bench-sandbox-", dir=args.dir) as tmp:
+            print_table(bench_commands(Path(tmp), args.cmd_reps))
+        return
 
     started = time.perf_counter()
     rows: list[Row] = []

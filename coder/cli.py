@@ -108,6 +108,10 @@ def run(
     max_growth: Annotated[
         str | None, typer.Option(help="How much one command may grow the worktree (1G).")
     ] = None,
+    max_change: Annotated[
+        str | None,
+        typer.Option(help="What one step may commit, its changed files together (256M)."),
+    ] = None,
     mask_threshold: Annotated[
         int | None,
         typer.Option(
@@ -134,7 +138,7 @@ def run(
     check_sandbox(sandbox)
     if no_revise and max_revisions is not None:
         fail("--no-revise and --max-revisions contradict each other; give one")
-    command_limits = _command_limits(max_memory, max_file_size, max_growth)
+    command_limits = _command_limits(max_memory, max_file_size, max_growth, max_change)
     console = _log_console(json_out)
     printer = ProgressPrinter(console)
     options = RunOptions(
@@ -528,17 +532,20 @@ def bench(
     )
 
 
-def _command_limits(memory: str | None, file_size: str | None, growth: str | None) -> Limits | None:
+def _command_limits(
+    memory: str | None, file_size: str | None, growth: str | None, change: str | None = None
+) -> Limits | None:
     """The sandbox bounds the flags ask for (None: the defaults); a bad size exits 2."""
     from sandbox.limits import Limits
 
-    if memory is None and file_size is None and growth is None:
+    if memory is None and file_size is None and growth is None and change is None:
         return None
     base = Limits()
     return Limits(
         memory_bytes=_size("--max-memory", memory, base.memory_bytes),
         file_bytes=_size("--max-file-size", file_size, base.file_bytes),
         growth_bytes=_size("--max-growth", growth, base.growth_bytes),
+        change_bytes=_size("--max-change", change, base.change_bytes),
     )
 
 

@@ -3,7 +3,9 @@ only writable host path, no network, own PID/IPC/UTS namespaces, and no root pri
 over the host's files (sandbox/privileges.py).
 
 Each command gets a fresh mount list: git configs are scrubbed again (a step may have
-changed them) and the host's Unix sockets are looked up again (they come and go). The
+changed them) and the host's Unix sockets are looked up again (they come and go); every
+connect() the command makes is decided by the harness (sandbox/unix_sockets.py: only the
+command's own Unix sockets are reachable). The
 scratch files for that live in `/tmp/coder-gitconfig-<pid>-*` for the command's duration; a
 harness killed before it could remove them leaves them to the next one (sandbox/scratch.py).
 """
@@ -25,6 +27,7 @@ from sandbox.repo_env import RepoEnvironment, plain_environment
 from sandbox.running import CommandResult, inside_root, read_reports, run_limited
 from sandbox.scratch import scratch_dir, sweep_stale
 from sandbox.sockets import host_sockets
+from sandbox.unix_sockets import ConnectSupervisor
 from sandbox.view import (
     PRIVATE_HOME,
     PRIVATE_TMP,
@@ -109,23 +112,38 @@ class BwrapSandbox:
         try:
             for _ in range(_SETUP_RETRIES):
                 sockets = host_sockets()
-                argv = self._argv(command, workdir, scratch, sockets)
-                result = run_limited(
-                    command,
-                    argv,
-                    workdir,
-                    environment,
-                    timeout_s,
-                    self.limits,
-                    growth_roots=[self.root, reports],
-                )
+                supervisor = self._connect_supervisor()
+                argv = self._argv(command, workdir, scratch, sockets, supervisor.prefix)
+                try:
+                    result = run_limited(
+                        command,
+                        argv,
+                        workdir,
+                        environment,
+                        timeout_s,
+                        self.limits,
+                        growth_roots=[self.root, reports],
+                        pass_fds=supervisor.pass_fds,
+                    )
+                finally:
+                    supervisor.close()
                 if not _socket_vanished(result, sockets):
                     break
             return replace(result, reports=read_reports(reports))
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _argv(self, command: str, workdir: Path, scratch: Path, sockets: list[Path]) -> list[str]:
+    def _connect_supervisor(self) -> ConnectSupervisor:
+        return ConnectSupervisor()
+
+    def _argv(
+        self,
+        command: str,
+        workdir: Path,
+        scratch: Path,
+        sockets: list[Path],
+        launcher: list[str],
+    ) -> list[str]:
         plan = build_view(
             self.env, self.facts, tmp_bytes=self.limits.tmp_bytes, scratch=scratch, sockets=sockets
         )
@@ -140,6 +158,7 @@ class BwrapSandbox:
             "--chdir",
             str(self.env.view_path(workdir)),
             "--",
+            *launcher,
             *self.privileges.prefix,
             self._bash,
             "-c",

@@ -43,6 +43,10 @@ class RollbackError(Exception):
     """The worktree could not be brought back to the target: the run cannot go on safely."""
 
 
+class ChangeTooLarge(Exception):
+    """The worktree's change is over what one commit may hold; the message says which bound."""
+
+
 class InvalidRollbackRef(ValueError):
     """A rollbackPlan.gitCheckout that names nothing on the run branch; one line, for the model."""
 
@@ -63,10 +67,18 @@ class RollbackReport:
 
 
 class Checkpoints:
-    def __init__(self, workspace_path: Path, *, max_file_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        workspace_path: Path,
+        *,
+        max_file_bytes: int | None = None,
+        max_change_bytes: int | None = None,
+    ) -> None:
         self.root = Path(workspace_path)
         self.max_file_bytes = max_file_bytes
         """No file larger than this is ever committed (the commands' file size bound)."""
+        self.max_change_bytes = max_change_bytes
+        """No commit holds more than this in changed files together: `oversized_change`."""
         self.left_out: list[str] = []
         """What the last commit left out for being over it (and took out of the worktree)."""
         self._taken: dict[str, Checkpoint] = {}  # by sha: the latest checkpoint at each commit
@@ -86,9 +98,35 @@ class Checkpoints:
         head, full = git(["rev-parse", "HEAD", f"{sha}^{{commit}}"], self.root).decode().split()
         return scan_worktree(self.root, None if full == head else full).changes
 
+    def oversized_change(self) -> str | None:
+        """Why the worktree's change (untracked and modified files, not ignored ones) may not
+        be committed: over `max_change_bytes` together, in words; None when it may. Sizes
+        from lstat, so checking costs no reading; the files over `max_file_bytes`, which the
+        commit leaves out anyway, do not count."""
+        if self.max_change_bytes is None:
+            return None
+        sizes = {
+            rel: size
+            for rel, size in self._changed_sizes().items()
+            if self.max_file_bytes is None or size <= self.max_file_bytes
+        }
+        total = sum(sizes.values())
+        if total <= self.max_change_bytes:
+            return None
+        largest = sorted(sizes, key=lambda rel: -sizes[rel])[:3]
+        named = ", ".join(f"{rel} ({sizes[rel]} bytes)" for rel in largest)
+        return (
+            f"not committed: the change is {total} bytes in {len(sizes)} files, over the "
+            f"bound of {self.max_change_bytes} bytes one step may commit (largest: {named})"
+        )
+
     def patch_since(self, sha: str) -> str:
         """The worktree's change since `sha` as a patch, new untracked files included (ignored
-        ones not). Staged in a copy of the index, so the real one is left as it was."""
+        ones not). Staged in a copy of the index, so the real one is left as it was. A change
+        over the commit bound is not staged at all: what `oversized_change` says stands in."""
+        too_big = self.oversized_change()
+        if too_big is not None:
+            return f"(not shown: {too_big.removeprefix('not committed: ')})"
         index = self.root / git_line(["rev-parse", "--git-path", "index"], self.root)
         with tempfile.TemporaryDirectory(prefix="coder-index-") as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
@@ -102,26 +140,36 @@ class Checkpoints:
     def commit(self, message: str) -> str:
         """Stage everything and commit, even when nothing changed; returns the new sha.
         A file over `max_file_bytes` is never staged (git would hold all of it in memory):
-        it is taken out of the worktree first, back to its committed version if it has one."""
+        it is taken out of the worktree first, back to its committed version if it has one.
+        A change over `max_change_bytes` is not committed at all: ChangeTooLarge."""
         self.left_out = self._drop_oversized()
+        too_big = self.oversized_change()
+        if too_big is not None:
+            raise ChangeTooLarge(too_big)
         git(["add", "-A"], self.root)
         git(["commit", "-q", "--allow-empty", "--no-verify", "-m", message], self.root)
         return git_line(["rev-parse", "HEAD"], self.root)
 
-    def _drop_oversized(self) -> list[str]:
-        if self.max_file_bytes is None:
-            return []
+    def _changed_sizes(self) -> dict[str, int]:
+        """Untracked and modified regular files (not ignored ones), by size."""
         listed = split_z(
             git(["ls-files", "-z", "--others", "--exclude-standard", "--modified"], self.root)
         )
-        big = []
+        sizes = {}
         for rel in dict.fromkeys(listed):
             try:
                 info = (self.root / rel).lstat()
             except OSError:
                 continue
-            if stat.S_ISREG(info.st_mode) and info.st_size > self.max_file_bytes:
-                big.append(rel)
+            if stat.S_ISREG(info.st_mode):
+                sizes[rel] = info.st_size
+        return sizes
+
+    def _drop_oversized(self) -> list[str]:
+        if self.max_file_bytes is None:
+            return []
+        limit = self.max_file_bytes
+        big = [rel for rel, size in self._changed_sizes().items() if size > limit]
         if big:
             tracked = set(split_z(git(["ls-files", "-z", "--", *big], self.root)))
             for rel in big:

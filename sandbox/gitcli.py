@@ -79,6 +79,21 @@ def git(
     return done.stdout
 
 
+def git_to_file(args: Sequence[str], cwd: Path, out: Path) -> int:
+    """Run git in `cwd` with its stdout written to `out` (never held in memory); the exit
+    status."""
+    with open(out, "wb") as sink:
+        done = subprocess.run(
+            ["git", *_SAFE_CONFIG, *args],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.DEVNULL,
+            env=_base_env(),
+        )
+    return done.returncode
+
+
 def git_line(args: Sequence[str], cwd: Path, **kwargs: object) -> str:
     """The first line of git's output, decoded."""
     out = git(args, cwd, **kwargs)  # type: ignore[arg-type]

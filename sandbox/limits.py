@@ -44,6 +44,9 @@ class Limits:
     """Largest file a command may write (RLIMIT_FSIZE); nothing larger is ever committed."""
     growth_bytes: int = 1 << 30
     """How much one command may grow the worktree before it is killed."""
+    change_bytes: int = 256 << 20
+    """What one step may commit, all its changed files' sizes together; past it the harness
+    refuses the commit (sandbox/checkpoint.py). Per file, `file_bytes` holds."""
     use_cgroup: bool = True
     """Use a per-command cgroup when the host offers one."""
 

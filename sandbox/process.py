@@ -63,6 +63,7 @@ def run_process(
     cgroup: CommandCgroup | None = None,
     sweeper: bool = False,
     growth: GrowthWatch | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> ProcessOutcome:
     """`sweeper`: the process kills its descendants on SIGTERM (sandbox/reaper.py), so a
     kill asks it first and SIGKILLs the group only after it exited or REAPER_GRACE_S.
@@ -80,6 +81,7 @@ def run_process(
             stderr=subprocess.STDOUT,
             start_new_session=True,
             close_fds=True,
+            pass_fds=tuple(pass_fds),
             preexec_fn=preexec_fn,
         )
     except OSError as error:

@@ -70,6 +70,7 @@ def run_limited(
     *,
     reap_leftovers: bool = False,
     growth_roots: Sequence[Path] = (),
+    pass_fds: Sequence[int] = (),
 ) -> CommandResult:
     """`reap_leftovers`: nothing else kills what the command leaves running; the cgroup
     does when there is one, else the command runs under sandbox/reaper.py (a Python
@@ -84,17 +85,22 @@ def run_limited(
     if sweeper:
         argv = [sys.executable, "-I", "-S", _REAPER, *argv]
     watch = GrowthWatch(list(growth_roots), limits.growth_bytes) if growth_roots else None
-    outcome = run_process(
-        [*prefix, *argv],
-        cwd=cwd,
-        env=env,
-        timeout_s=timeout_s,
-        output_cap=limits.output_cap,
-        preexec_fn=preexec,
-        cgroup=cgroup,
-        sweeper=sweeper,
-        growth=watch,
-    )
+    try:
+        outcome = run_process(
+            [*prefix, *argv],
+            cwd=cwd,
+            env=env,
+            timeout_s=timeout_s,
+            output_cap=limits.output_cap,
+            preexec_fn=preexec,
+            cgroup=cgroup,
+            sweeper=sweeper,
+            growth=watch,
+            pass_fds=pass_fds,
+        )
+    finally:
+        if watch is not None:
+            watch.close()
     bound = "growth" if outcome.outgrown else outcome.cgroup_bound
     if bound is None and (
         outcome.exit_code == 128 + signal.SIGXFSZ

@@ -7,6 +7,10 @@ in a home, which the view hides whole; the rest are found where the kernel lists
 (/proc/net/unix of the harness's network namespace, read at each command start, since
 sockets come and go) and masked one by one in the view. A command's own sockets live in its
 own network namespace and are never in that list.
+
+This masking is only a first layer: a socket bound after the lookup, or by a listener in
+another network namespace, is not in the list. What holds is sandbox/unix_sockets.py: every
+connect() of a confined command is decided by the harness, by the socket's inode.
 """
 
 from __future__ import annotations

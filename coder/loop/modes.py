@@ -21,7 +21,7 @@ from coder.tools.specs import EXECUTE_TOOLS, REACT_TOOLS
 from contracts.graph import ready_steps
 from contracts.validation import CompiledStep, ValidPlan
 from sandbox.attempts import REF_PREFIX, save_attempt
-from sandbox.checkpoint import InvalidRollbackRef, resolve_rollback_ref
+from sandbox.checkpoint import ChangeTooLarge, InvalidRollbackRef, resolve_rollback_ref
 from sandbox.policy import PathPolicy
 from summarizers.diffs import summarize_diff
 from summarizers.tokens import estimate_tokens
@@ -41,7 +41,12 @@ def run_contract(rt: Runtime) -> None:
         checkpoint = rt.checkpoints.take(step_id)
         rt.trace.emit("checkpoint", step=step_id, sha=checkpoint.sha)
         summary = _execute(rt, step, rt.state.failures.get(step_id, ""), checkpoint.sha)
-        checks = verify_step(step, _verify_env(rt, checkpoint.sha))
+        too_big = rt.checkpoints.oversized_change()
+        checks = (
+            [Check("change_size", "failed", too_big)]
+            if too_big
+            else verify_step(step, _verify_env(rt, checkpoint.sha))
+        )
         for check in checks:
             rt.state.spent.verification_s += check.command_s
             rt.trace.emit(
@@ -114,7 +119,11 @@ def run_react(rt: Runtime, critique: str = "", phase: str = "react") -> str:
     )
     end = rt.session.run_phase(Phase(phase, REACT_TOOLS, briefing, lambda tool, args: None))
     if rt.checkpoints.changes_since("HEAD"):
-        rt.checkpoints.commit(f"coder: {phase} run")
+        try:
+            rt.checkpoints.commit(f"coder: {phase} run")
+        except ChangeTooLarge as refused:
+            _discard(rt, str(refused))
+            return str(end.args.get("summary", ""))
         if rt.checkpoints.left_out:
             rt.trace.emit("observation", tool=None, status="error", text=oversized_note(rt))
     return str(end.args.get("summary", ""))
@@ -196,11 +205,26 @@ def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
     )
 
 
+def _discard(rt: Runtime, why: str) -> None:
+    """A change over the commit bound: taken out of the worktree (back to HEAD), and said."""
+    rt.checkpoints.rollback("HEAD", "HEAD")
+    rt.trace.emit("observation", tool=None, status="error", text=f"{why}; the change was discarded")
+
+
 def _commit(rt: Runtime, step: CompiledStep, checks: list[Check], status: str = "verified") -> None:
     step_id = step.contract.step_id
-    sha = rt.checkpoints.commit(
-        commit_message(step, rt.session.redact(rt.state.summaries.get(step_id, "")), checks)
-    )
+    try:
+        sha = rt.checkpoints.commit(
+            commit_message(step, rt.session.redact(rt.state.summaries.get(step_id, "")), checks)
+        )
+    except ChangeTooLarge as refused:
+        _discard(rt, str(refused))
+        rt.state.record_checks(
+            step_id, [Check("change_size", "failed", str(refused))], "rolled_back"
+        )
+        rt.state.failures[step_id] = str(refused)
+        rt.session.progress()
+        return
     if rt.checkpoints.left_out:
         rt.trace.emit("observation", tool=None, status="error", text=oversized_note(rt))
     rt.state.step_commits[step_id] = sha

@@ -6,7 +6,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Timing, Tokens
-from sandbox.gitcli import git
+from sandbox.gitcli import git, git_to_file
+
+PATCH_INLINE_BYTES = 4 << 20
+"""Past this, result.json's `patch` does not hold the patch: it says so and points at
+final.patch (a step's change is bounded, a run's many steps are not)."""
 
 if TYPE_CHECKING:
     from coder.loop.runtime import Runtime
@@ -26,9 +30,10 @@ def write_outputs(
     state = rt.state
     final_commit = git(["rev-parse", "HEAD"], rt.root, check=False).decode().strip() or None
     # Bytes, not text: a patch may touch files in any encoding and must apply byte for byte.
-    raw_patch = git(["diff", "--binary", workspace.base_commit, "HEAD"], rt.root, check=False)
-    (rt.run_dir / "final.patch").write_bytes(raw_patch)
-    patch = raw_patch.decode("utf-8", errors="replace")
+    # Written by git straight to the file: the harness never holds a patch of any size.
+    final_patch = rt.run_dir / "final.patch"
+    git_to_file(["diff", "--binary", workspace.base_commit, "HEAD"], rt.root, final_patch)
+    patch = inline_patch(final_patch)
     wall = state.elapsed()
     timing = _timing(state.spent, wall)
     steps = [state.steps[s] for s in (state.plan.order if state.plan else []) if s in state.steps]
@@ -63,6 +68,14 @@ def write_outputs(
     )
     save_result(rt.run_dir, result)
     return result
+
+
+def inline_patch(final_patch: Path, cap: int = PATCH_INLINE_BYTES) -> str:
+    """The patch for result.json: all of final.patch, or past `cap` a line saying where it is."""
+    size = final_patch.stat().st_size if final_patch.exists() else 0
+    if size > cap:
+        return f"(the patch is {size} bytes, over the {cap} shown here: see final.patch)\n"
+    return final_patch.read_bytes().decode("utf-8", errors="replace") if size else ""
 
 
 def save_result(run_dir: Path, result: RunResult) -> None:

@@ -321,7 +321,9 @@ def _runtime(
         toolbox=toolbox,
         sandbox=sandbox,
         checkpoints=Checkpoints(
-            workspace.path, max_file_bytes=(options.command_limits or CommandLimits()).file_bytes
+            workspace.path,
+            max_file_bytes=(options.command_limits or CommandLimits()).file_bytes,
+            max_change_bytes=(options.command_limits or CommandLimits()).change_bytes,
         ),
         trace=trace,
         state=state,

@@ -8,6 +8,7 @@ is told.
 from __future__ import annotations
 
 import hashlib
+import shlex
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,6 +33,9 @@ from summarizers.tokens import estimate_tokens
 ObservationStatus = Literal["ok", "error", "denied"]
 
 READ_LINES_DEFAULT = 400
+READ_LINE_CHARS = 2000  # one line of read_file's answer at most (a minified file is one line)
+READ_TOTAL_CHARS = 40_000  # all of it (about 10k tokens): the model and the trace see no more
+READ_MAX_BYTES = 64 << 20  # a file past this is not loaded into the harness at all
 LIST_LIMIT = 400
 SEARCH_LIMIT = 100
 SEARCH_SECONDS = 10.0
@@ -104,6 +108,12 @@ class ToolBox:
         path = self.root / decision.path
         if not path.is_file():
             return Observation.error(f"{a.path}: no such file. {self._similar(a.path)}")
+        size = path.stat().st_size
+        if size > READ_MAX_BYTES:
+            return Observation.error(
+                f"{a.path} is {size} bytes, more than read_file loads ({READ_MAX_BYTES}); "
+                f"read parts of it with run: `sed -n '1,50p' {shlex.quote(a.path)} | cut -c1-{READ_LINE_CHARS}`"
+            )
         file = decode_file(path.read_bytes())
         if isinstance(file, NotText):
             return Observation.error(f"{a.path} {file.reason}; read_file shows text files only")
@@ -118,12 +128,14 @@ class ToolBox:
             return Observation.error(
                 f"{a.path} has {len(lines)} lines; ask for a range within 1-{len(lines)}"
             )
-        end = a.end_line or min(len(lines), start + READ_LINES_DEFAULT)
-        text = "\n".join(numbered(lines[start:end], start + 1))
+        end = min(len(lines), a.end_line or start + READ_LINES_DEFAULT)
+        shown, end = _capped_lines(lines, start, end, a.path)
+        text = "\n".join(numbered(shown, start + 1))
         if file.note():
             text = f"{file.note()}\n{text}"
         if end < len(lines):
-            text += f"\n… {len(lines) - end} more lines; read_file with start_line={end + 1}"
+            cut = " (cut at the answer's size bound)" if a.end_line and end < a.end_line else ""
+            text += f"\n… {len(lines) - end} more lines{cut}; read_file with start_line={end + 1}"
         gist = masked(f"{a.path} lines {start + 1}-{end} of {len(lines)}; read it again if needed")
         return Observation("ok", text, len(view), gist=gist)
 
@@ -378,3 +390,25 @@ def bad_arguments(tool: str, exc: ValidationError) -> str:
         f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in exc.errors()
     )
     return f"bad arguments for {tool}: {problems}. Use: {usage_line(tool)}"
+
+
+def _capped_lines(lines: list[str], start: int, end: int, path: str) -> tuple[list[str], int]:
+    """Lines start..end as read_file shows them: each at most READ_LINE_CHARS (the cut said,
+    with the command that reads the rest), and no more lines than fit READ_TOTAL_CHARS (at
+    least one). Returns the lines and where they really end."""
+    shown: list[str] = []
+    total = 0
+    for number in range(start, end):
+        line = lines[number]
+        if len(line) > READ_LINE_CHARS:
+            more = len(line) - READ_LINE_CHARS
+            line = (
+                f"{line[:READ_LINE_CHARS]} … [{more} more characters on this line; read them "
+                f"with run: `sed -n '{number + 1}p' {shlex.quote(path)} | cut -c{READ_LINE_CHARS + 1}-"
+                f"{2 * READ_LINE_CHARS}`]"
+            )
+        if shown and total + len(line) > READ_TOTAL_CHARS:
+            return shown, number
+        shown.append(line)
+        total += len(line) + 1
+    return shown, end

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -16,7 +17,7 @@ import pytest
 
 from sandbox.bwrap import SCRATCH_PREFIX
 from sandbox.cgroups import cgroup_parents, cgroups_available
-from sandbox.checkpoint import Checkpoints
+from sandbox.checkpoint import ChangeTooLarge, Checkpoints
 from sandbox.confine import Sandbox, bwrap_unavailable_reason, make_sandbox
 from sandbox.limits import Limits
 from sandbox.unconfined import PRIVATE_PREFIX
@@ -57,6 +58,53 @@ def test_the_worktree_stops_growing_at_the_growth_bound(
     assert "wrote more than 24 MiB into the worktree" in result.bound_message
 
 
+def test_back_dated_files_count_towards_the_growth_bound(
+    make: Callable[..., Sandbox], tmp_path: Path
+) -> None:
+    """Growth is what the worktree holds, not what has a recent mtime."""
+    box = make(tmp_path, limits=Limits(growth_bytes=16 << 20))
+    writer = (
+        "i=0; while true; do i=$((i+1)); head -c 4000000 /dev/zero > f$i; "
+        "touch -d 2000-01-01 f$i; sync f$i; done"
+    )
+    result = box.run(writer, cwd=tmp_path, timeout_s=60)
+    assert result.bound == "growth" and not result.timed_out, result
+
+
+def test_space_another_process_frees_does_not_widen_the_growth_bound(
+    make: Callable[..., Sandbox], tmp_path: Path
+) -> None:
+    """512 MB freed on the same file system as the command starts writing: the command is
+    still stopped near its 16 MiB bound, not after filling what was freed."""
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    ballast = tmp_path / "ballast"
+    with open(ballast, "wb") as f:
+        os.posix_fallocate(f.fileno(), 0, 512 << 20)  # real blocks, no writing
+    box = make(worktree, limits=Limits(growth_bytes=16 << 20))
+    writer = (
+        "touch started; while [ ! -e go ]; do sleep 0.01; done; "
+        "i=0; while true; do i=$((i+1)); head -c 2000000 /dev/zero > f$i; sync f$i; done"
+    )
+    results: list[object] = []
+    runner = threading.Thread(
+        target=lambda: results.append(box.run(writer, cwd=worktree, timeout_s=60))
+    )
+    runner.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not (worktree / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        ballast.unlink()
+    finally:
+        (worktree / "go").touch()
+        runner.join(timeout=90)
+    result = results[0]
+    written = sum(p.stat().st_size for p in worktree.glob("f*"))
+    assert result.bound == "growth" and not result.timed_out, result  # type: ignore[attr-defined]
+    assert written < 256 << 20, written
+
+
 def test_the_process_bound_is_reported(make: Callable[..., Sandbox], tmp_path: Path) -> None:
     if "pids" not in cgroups_available():
         pytest.skip("no pids cgroup on this host")
@@ -84,6 +132,31 @@ def test_no_file_over_the_bound_is_ever_committed(tmp_path: Path) -> None:
     assert not (repo / "new-big.bin").exists()
     assert (repo / "grows.txt").read_text() == "g\n"
     assert run_git(repo, "status", "--porcelain") == ""
+
+
+def test_a_change_over_the_commit_bound_is_not_committed_nor_staged(tmp_path: Path) -> None:
+    """Many files each under the file bound, over the step's bound together (sparse files:
+    the sizes are real to git and to lstat, the disk holds nothing)."""
+    repo = make_repo(tmp_path / "repo", {"small.txt": "s\n"})
+    head = run_git(repo, "rev-parse", "HEAD").strip()
+    checkpoints = Checkpoints(repo, max_file_bytes=1 << 20, max_change_bytes=1 << 20)
+    for name in ("a.bin", "b.bin", "c.bin"):
+        with open(repo / name, "wb") as f:
+            f.truncate(600 << 10)
+    problem = checkpoints.oversized_change()
+    assert problem is not None
+    assert (
+        "1843200 bytes in 3 files, over the bound of 1048576 bytes one step may commit" in problem
+    )
+    with pytest.raises(ChangeTooLarge, match="over the bound of 1048576 bytes"):
+        checkpoints.commit("step")
+    assert run_git(repo, "rev-parse", "HEAD").strip() == head
+    assert checkpoints.patch_since(head).startswith("(not shown: the change is 1843200 bytes")
+    (repo / "b.bin").unlink()
+    (repo / "c.bin").unlink()
+    assert checkpoints.oversized_change() is None
+    checkpoints.commit("fits")
+    assert run_git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["a.bin"]
 
 
 @pytest.mark.parametrize("mode", ["bwrap", "none"])

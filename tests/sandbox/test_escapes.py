@@ -198,8 +198,10 @@ _NON_ROOT_HARNESS = textwrap.dedent(
     from sandbox.confine import make_sandbox
     root = Path(sys.argv[1])
     box = make_sandbox("bwrap", root)
-    r = box.run("id -u; grep CapEff /proc/self/status; ls -A /root | wc -l; echo hi > f; cat f",
-                cwd=root, timeout_s=30)
+    own = ("import socket; s = socket.socket(socket.AF_UNIX); s.bind('/tmp/o.sock'); "
+           "s.listen(1); socket.socket(socket.AF_UNIX).connect('/tmp/o.sock'); print('own')")
+    r = box.run("id -u; grep CapEff /proc/self/status; ls -A /root | wc -l; echo hi > f; cat f; "
+                f'python3 -c "{own}"', cwd=root, timeout_s=30)
     print(r.output, end="")
     """
 )
@@ -259,7 +261,14 @@ def test_a_non_root_harness_keeps_its_own_uid(tmp_path: Path, visible_base: Path
         },
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["65534", "CapEff:", "0000000000000000", "0", "hi"]
+    assert done.stdout.split() == [
+        "65534",
+        "CapEff:",
+        "0000000000000000",
+        "0",
+        "hi",
+        "own",
+    ]
 
 
 def test_a_socket_that_vanishes_before_the_mount_does_not_fail_the_command(

@@ -236,3 +236,36 @@ def test_every_output_says_what_it_established_in_one_line(box):
     )
     assert edit.status == "ok" and edit.gist == "", "an edit's answer is never masked"
     assert box.execute("read_file", {"path": "nope.py"}).gist == ""
+
+
+def test_read_file_cuts_a_long_line_and_a_long_answer_and_says_how_to_read_on(box):
+    """A minified 4 MB one-line file (the probe's was 40 MB) and a file of many long lines:
+    the answer stays within the bounds, each cut says what was cut and how to read the rest."""
+    from coder.tools.toolbox import READ_LINE_CHARS, READ_TOTAL_CHARS
+
+    (box.root / "src" / "min.js").write_text("x" * 4_000_000 + "\n")
+    obs = box.execute("read_file", {"path": "src/min.js"})
+    assert obs.status == "ok" and len(obs.text) < READ_LINE_CHARS + 300
+    assert f"{4_000_000 - READ_LINE_CHARS} more characters on this line" in obs.text
+    assert f"sed -n '1p' src/min.js | cut -c{READ_LINE_CHARS + 1}-" in obs.text
+
+    (box.root / "src" / "wide.txt").write_text(("y" * 1500 + "\n") * 300)
+    obs = box.execute("read_file", {"path": "src/wide.txt", "start_line": 1, "end_line": 300})
+    assert len(obs.text) <= READ_TOTAL_CHARS + 200
+    shown = READ_TOTAL_CHARS // 1501
+    assert obs.text.rstrip().endswith(
+        f"… {300 - shown} more lines (cut at the answer's size bound); "
+        f"read_file with start_line={shown + 1}"
+    ), obs.text[-200:]
+
+
+def test_read_file_does_not_load_a_huge_file(box, monkeypatch):
+    import coder.tools.toolbox as toolbox
+
+    monkeypatch.setattr(toolbox, "READ_MAX_BYTES", 1 << 20)
+    with open(box.root / "src" / "huge.log", "wb") as f:
+        f.truncate(2 << 20)  # sparse: costs no disk
+    obs = box.execute("read_file", {"path": "src/huge.log"})
+    assert (
+        obs.status == "error" and "more than read_file loads" in obs.text and "sed -n" in obs.text
+    )
