@@ -60,7 +60,10 @@ class BwrapSandbox:
         self._bwrap = shutil.which(bwrap) or bwrap
         self._bash = shutil.which("bash") or "/bin/bash"
         homes = hidden_homes(os.environ.get("HOME"))
-        tools = tool_dirs(os.environ.get("PATH", "").split(os.pathsep), homes, self.env.prefixes)
+        home_notes: list[str] = []
+        tools = tool_dirs(
+            os.environ.get("PATH", "").split(os.pathsep), homes, self.env.prefixes, home_notes
+        )
         partial = HostFacts(homes=homes)
         git = self.env.git
         readable = [e.source for e in self.env.exposed]
@@ -80,7 +83,7 @@ class BwrapSandbox:
             privileged_masks=self.privileges.masks(),
             git_configs=git_config_files(self.env),
         )
-        self.notes = [self.privileges.note] if self.privileges.note else []
+        self.notes = [*([self.privileges.note] if self.privileges.note else []), *home_notes]
         sweep_stale(SCRATCH_PREFIX)
 
     def run(
