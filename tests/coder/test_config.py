@@ -80,3 +80,17 @@ def test_whole_seconds_are_a_fine_timeout(tmp_path):
     (tmp_path / ".coder.toml").write_text("cmd_timeout = 20\nmax_turns = 7\n")
     config = load_repo_config(tmp_path)
     assert (config.cmd_timeout, config.max_turns) == (20.0, 7)
+
+
+@pytest.mark.parametrize("path", [".worktreeinclude", ".coder.toml", ".coder", ".coder/runs/x"])
+def test_what_decides_later_runs_is_protected_by_default(tmp_path, path):
+    """A step that wrote `.worktreeinclude` would choose what the next run brings in."""
+    from coder.config import confinement
+    from sandbox.policy import PathPolicy
+
+    (tmp_path / ".coder.toml").write_text('protected = ["docs/**"]\n')
+    _mode, protected, _warnings = confinement(
+        load_repo_config(tmp_path), sandbox_flag=None, always_protected=[]
+    )
+    decision = PathPolicy(tmp_path, None, protected=protected).check(path, write=True)
+    assert not decision.allowed
