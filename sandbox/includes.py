@@ -90,12 +90,15 @@ def is_bytecode(rel: str) -> bool:
     return BYTECODE_DIR in parts or parts[-1].endswith((".pyc", ".pyo"))
 
 
-def load_patterns(checkout: Path, configured: list[str]) -> list[IncludePattern]:
-    """`.worktreeinclude` then the config key (later lines win, as in one gitignore file)."""
+def load_patterns(
+    checkout: Path, configured: list[str], *, include_file: bool = True
+) -> list[IncludePattern]:
+    """`.worktreeinclude` (unless `include_file` is False) then the config key (later lines
+    win, as in one gitignore file)."""
     lines: list[tuple[str, str]] = []
-    include_file = checkout / INCLUDE_FILE
-    if include_file.is_file():
-        text = include_file.read_text(encoding="utf-8", errors="replace")
+    path = checkout / INCLUDE_FILE
+    if include_file and path.is_file():
+        text = path.read_text(encoding="utf-8", errors="replace")
         lines += [(line, INCLUDE_FILE) for line in text.splitlines()]
     lines += [(line, "include") for line in configured]
     try:

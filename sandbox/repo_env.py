@@ -144,7 +144,8 @@ def prepare_tree_environment(
     tree: Path, *, include: list[str], sandbox_mode: str, test_cmd: str | None = None
 ) -> RepoEnvironment:
     """The same for a worktree made outside a run (`coder ci`'s trees of one commit):
-    its checkout is found from git, and named secrets never come in."""
+    its checkout is found from git, named secrets never come in, and only `include` names
+    what comes in (the checkout's own `.worktreeinclude` may be a pull request's)."""
     plain = plain_environment(tree)
     return _prepare(
         plain.checkout,
@@ -156,6 +157,7 @@ def prepare_tree_environment(
         allow_unverified=False,
         source=None,
         named_secrets=False,
+        include_file=False,
     )
 
 
@@ -170,11 +172,12 @@ def _prepare(
     allow_unverified: bool,
     source: Path | None,
     named_secrets: bool,
+    include_file: bool = True,
 ) -> RepoEnvironment:
     origin = Path(os.path.realpath(source)) if source is not None else checkout
     linked = sandbox_mode == "none"
     try:
-        patterns = load_patterns(origin, include)
+        patterns = load_patterns(origin, include, include_file=include_file)
         found = find_selections(origin, patterns, named_secrets=named_secrets)
     except IncludeError as error:
         raise RepoEnvironmentError(str(error)) from None
