@@ -19,6 +19,7 @@ from sandbox.acl import NOBODY_UID, grants
 from sandbox.environment import sandbox_environment
 from sandbox.homes import credential_files, hidden_homes, tool_dirs
 from sandbox.limits import Limits
+from sandbox.overlay import Layer, Overlays, choose_overlays
 from sandbox.privileges import choose_privileges
 from sandbox.repo_env import RepoEnvironment, plain_environment
 from sandbox.running import CommandResult, inside_root, run_limited
@@ -83,7 +84,9 @@ class BwrapSandbox:
             privileged_masks=self.privileges.masks(),
             git_configs=git_config_files(self.env),
         )
+        self.overlays = _writable_dependencies(self.env, self.privileges.kind, self._bwrap)
         self.notes = [*([self.privileges.note] if self.privileges.note else []), *home_notes]
+        self.notes += [self.overlays.note] if self.overlays.note else []
         sweep_stale(SCRATCH_PREFIX)
 
     def run(
@@ -101,9 +104,11 @@ class BwrapSandbox:
         environment.update(self.privileges.env)
         scratch = scratch_dir(SCRATCH_PREFIX)
         try:
-            for _ in range(_SETUP_RETRIES):
+            for attempt in range(_SETUP_RETRIES):
                 sockets = host_sockets()
-                argv = self._argv(command, workdir, scratch, sockets)
+                layers = self.overlays.layers(scratch / f"layers-{attempt}")
+                writable = _merged(self.overlays, layers)
+                argv = self._argv(command, workdir, scratch, sockets, writable)
                 result = run_limited(
                     command,
                     argv,
@@ -112,6 +117,7 @@ class BwrapSandbox:
                     timeout_s,
                     self.limits,
                     growth_roots=[self.root],
+                    before_exec=self.overlays.before_exec(layers),
                 )
                 if not _socket_vanished(result, sockets):
                     return result
@@ -119,9 +125,21 @@ class BwrapSandbox:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _argv(self, command: str, workdir: Path, scratch: Path, sockets: list[Path]) -> list[str]:
+    def _argv(
+        self,
+        command: str,
+        workdir: Path,
+        scratch: Path,
+        sockets: list[Path],
+        writable: dict[Path, Path | None] | None = None,
+    ) -> list[str]:
         plan = build_view(
-            self.env, self.facts, tmp_bytes=self.limits.tmp_bytes, scratch=scratch, sockets=sockets
+            self.env,
+            self.facts,
+            tmp_bytes=self.limits.tmp_bytes,
+            scratch=scratch,
+            sockets=sockets,
+            writable=writable,
         )
         caps = ["--cap-drop", "ALL"] if self.privileges.cap_drop else []
         return [
@@ -139,6 +157,19 @@ class BwrapSandbox:
             "-c",
             command,
         ]
+
+
+def _writable_dependencies(env: RepoEnvironment, kind: str, bwrap: str) -> Overlays:
+    """How the exposed dependency directories become writable for this sandbox's commands."""
+    uid = NOBODY_UID if kind == "nobody" else os.geteuid()
+    return choose_overlays([e.source for e in env.exposed], command_uid=uid, bwrap=bwrap)
+
+
+def _merged(overlays: Overlays, layers: list[Layer]) -> dict[Path, Path | None]:
+    """Exposed source -> what the view binds writable there (None: bwrap's tmp-overlay)."""
+    if overlays.kind == "bwrap":
+        return dict.fromkeys(overlays.sources)
+    return {layer.source: layer.merged for layer in layers}
 
 
 def probe_argv(bwrap: str) -> list[str]:

@@ -10,8 +10,9 @@ In order (later mounts shadow earlier ones, see sandbox/mounts.py):
   checkout the run's checkout is a linked worktree of);
 - the worktree, writable, at the user's checkout path, so the user's tree is hidden behind it
   and editable installs, venv shebangs and absolute paths resolve to the worktree; over it,
-  read-only, the checkout's dependency directories (node_modules, .venv, ...) with a tmpfs
-  over their caches;
+  the checkout's dependency directories (node_modules, .venv, ...), writable through an
+  overlay whose writes are thrown away (sandbox/overlay.py), or where the host offers none,
+  read-only with a tmpfs over their caches;
 - git: the worktree's `.git` file replaced by one naming `/run/coder/git/worktrees/<name>`,
   the repository's git directory read-only at /run/coder/git with each config replaced by a
   copy without credentials (sandbox/gitconfig.py) and other runs' worktrees hidden;
@@ -22,7 +23,7 @@ In order (later mounts shadow earlier ones, see sandbox/mounts.py):
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,8 +64,11 @@ def build_view(
     tmp_bytes: int,
     scratch: Path,
     sockets: Sequence[Path] = (),
+    writable: Mapping[Path, Path | None] | None = None,
 ) -> MountPlan:
-    """The mounts for one command; `scratch` is a directory for the synthesized files."""
+    """The mounts for one command; `scratch` is a directory for the synthesized files.
+    `writable`: exposed directories (by source) made writable, each with the merged
+    overlay to bind (None: bwrap's own `--tmp-overlay`)."""
     plan = MountPlan()
     plan.ro(Path("/"))
     plan.special("dev", Path("/dev"))
@@ -87,7 +91,7 @@ def build_view(
         plan.ro(tool)
     for path in facts.credentials:
         plan.mask(path, is_dir=path.is_dir())
-    _worktree(plan, env)
+    _worktree(plan, env, writable or {})
     _git(plan, env, facts, scratch)
     for socket in sockets:
         for inside in plan.visible_at(socket):
@@ -112,13 +116,23 @@ def _other_trees(env: RepoEnvironment, covered: Sequence[Path]) -> list[Path]:
     return [p for p in found if p != Path("/") and not _under(p, covered)]
 
 
-def _worktree(plan: MountPlan, env: RepoEnvironment) -> None:
+def _worktree(plan: MountPlan, env: RepoEnvironment, writable: Mapping[Path, Path | None]) -> None:
     checkout = env.checkout
     plan.rw(env.worktree, checkout)
     for exposure in env.exposed:
-        plan.ro(exposure.source, checkout / exposure.rel)
+        inside = checkout / exposure.rel
+        if exposure.source not in writable:
+            plan.ro(exposure.source, inside)
+            continue
+        merged = writable[exposure.source]
+        if merged is None:
+            plan.tmp_overlay(exposure.source, inside)
+        else:
+            plan.rw(merged, inside)
+    overlaid = [checkout / e.rel for e in env.exposed if e.source in writable]
     for cache in env.caches:
-        plan.tmpfs(checkout / cache, perms=0o1777, size=_SMALL_TMPFS * 4)
+        if not _under(checkout / cache, overlaid):
+            plan.tmpfs(checkout / cache, perms=0o1777, size=_SMALL_TMPFS * 4)
     for rel in env.masked:
         plan.mask(checkout / rel, is_dir=(checkout / rel).is_dir())
 
