@@ -104,21 +104,23 @@ class BwrapSandbox:
         environment.update(self.privileges.env)
         scratch = scratch_dir(SCRATCH_PREFIX)
         try:
-            for attempt in range(_SETUP_RETRIES):
+            for _ in range(_SETUP_RETRIES):
                 sockets = host_sockets()
-                layers = self.overlays.layers(scratch / f"layers-{attempt}")
-                writable = _merged(self.overlays, layers)
-                argv = self._argv(command, workdir, scratch, sockets, writable)
-                result = run_limited(
-                    command,
-                    argv,
-                    workdir,
-                    environment,
-                    timeout_s,
-                    self.limits,
-                    growth_roots=[self.root],
-                    before_exec=self.overlays.before_exec(layers),
-                )
+                layers = self.overlays.layers()
+                try:
+                    writable = _merged(self.overlays, layers)
+                    argv = self._argv(command, workdir, scratch, sockets, writable)
+                    result = run_limited(
+                        command,
+                        [*self.overlays.prefix(layers), *argv],
+                        workdir,
+                        environment,
+                        timeout_s,
+                        self.limits,
+                        growth_roots=[self.root],
+                    )
+                finally:
+                    self.overlays.release(layers)
                 if not _socket_vanished(result, sockets):
                     return result
             return result

@@ -7,10 +7,12 @@ the user's directory is the lower layer, untouched; the upper and work directori
 the command's scratch directory and go with it. Nothing is copied until written.
 
 How, by what the host offers (decided once per sandbox, with a probe):
-- `kernel`: a root harness mounts the overlays itself, in a private mount namespace the
-  command's process enters before bwrap starts (so any bubblewrap, 0.8 included, just binds
-  the merged directory). Commands run as `nobody`, so the lower layer is an idmapped mount
-  showing the directory's owner as that uid: the files are its to rewrite, in the overlay.
+- `kernel`: a root harness mounts the overlays itself, in a private mount namespace a holder
+  process keeps for the sandbox; each command enters it (`nsenter`), mounts its overlays
+  and execs bwrap, which just binds the merged directories (so any bubblewrap, 0.8
+  included). Commands run as `nobody`, so the lower layer is an idmapped mount showing the
+  directory's owner as that uid: the files are its to rewrite, in the overlay. The upper
+  layer is `volatile` (never synced to disk: it is thrown away).
 - `bwrap`: a non-root harness with bubblewrap 0.9 or newer: `--overlay-src`/`--tmp-overlay`
   (the user owns the files already).
 - `read-only`: neither (a non-root harness with an older bubblewrap, or a kernel or file
@@ -27,13 +29,17 @@ import shutil
 import struct
 import subprocess
 import tempfile
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from sandbox.scratch import sweep_stale
+
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUSER = 0x10000000
+_MS_BIND = 0x1000
 _MS_REC = 0x4000
 _MS_PRIVATE = 1 << 18
 _AT_FDCWD = -100
@@ -52,103 +58,201 @@ class Layer:
     """One exposed directory as one command sees it."""
 
     source: Path  # the user's directory: the lower layer
-    scratch: Path  # lower/ upper/ work/ merged/ for this command
+    scratch: Path  # upper/ work/ merged/ for this command
+    lower: Path  # the source as the holder's namespace shows it (idmapped)
 
     @property
     def merged(self) -> Path:
         return self.scratch / "merged"
 
+    @property
+    def options(self) -> str:
+        return (
+            f"lowerdir={self.lower},upperdir={self.scratch / 'upper'},"
+            f"workdir={self.scratch / 'work'},volatile"  # no sync of the host's disk at the end
+        )
+
 
 @dataclass
 class Overlays:
-    """How the exposed directories of one sandbox are made writable."""
+    """How the exposed directories of one sandbox are made writable.
+
+    Kernel kind: a holder process (`cat` on a pipe, so it ends with the harness) keeps a private mount
+    namespace in which each source is bind-mounted once, idmapped to the command's uid.
+    A command enters it with `nsenter`, mounts its overlays there with `mount` and execs
+    bwrap; they are unmounted after it, off the command's path. No Python fork per command
+    (a preexec_fn costs a fork of the whole harness), no namespace of its own to tear down.
+    """
 
     kind: str  # kernel | bwrap | read-only | none
     sources: list[Path] = field(default_factory=list)
     uid: int = 0  # who the command runs as (kernel: the owner the idmap shows)
     note: str | None = None
-    _userns: dict[tuple[int, int], int] = field(default_factory=dict)
+    base: Path | None = None  # kernel: lower-<i>/ and one directory per command
+    holder: subprocess.Popen[bytes] | None = None
+    _cleanups: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    _count: int = 0
 
-    def layers(self, scratch: Path) -> list[Layer]:
+    def layers(self) -> list[Layer]:
         """Fresh upper and work directories for one command (kernel kind only)."""
-        if self.kind != "kernel":
+        if self.kind != "kernel" or self.base is None:
             return []
+        self._reap()
+        self._count += 1
+        command_dir = self.base / f"cmd-{self._count}"
         made: list[Layer] = []
         for index, source in enumerate(self.sources):
-            layer = Layer(source, scratch / f"overlay-{index}")
-            for name in ("lower", "upper", "work", "merged"):
+            layer = Layer(source, command_dir / str(index), self.base / f"lower-{index}")
+            for name in ("upper", "work", "merged"):
                 (layer.scratch / name).mkdir(parents=True)
-            info = source.stat()
             upper = layer.scratch / "upper"
             os.chown(upper, self.uid, self.uid)
-            os.chmod(upper, info.st_mode & 0o7777)  # the merged top takes the upper's mode
+            os.chmod(upper, source.stat().st_mode & 0o7777)  # the merged top takes its mode
             made.append(layer)
         return made
 
-    def before_exec(self, layers: Sequence[Layer]) -> Callable[[], None] | None:
-        """What the command's process runs after fork: its own mount namespace, the
-        overlays mounted in it (bwrap then binds each merged directory)."""
-        if not layers:
-            return None
-        plans = [self._mount_plan(layer) for layer in layers]
+    def prefix(self, layers: Sequence[Layer]) -> list[str]:
+        """The argv before bwrap's: into the holder's namespace, the overlays mounted."""
+        if not layers or self.holder is None:
+            return []
+        pairs = [arg for layer in layers for arg in (layer.options, str(layer.merged))]
+        return [
+            _NSENTER,
+            f"--mount=/proc/{self.holder.pid}/ns/mnt",
+            "--",
+            "/bin/sh",
+            "-c",
+            _MOUNT_THEN_EXEC,
+            "coder-overlay",
+            *pairs,
+            "--",
+        ]
 
-        def mount_all() -> None:
-            _check(_libc.unshare(_CLONE_NEWNS), "unshare")
-            _check(
-                _libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate"
+    def release(self, layers: Sequence[Layer]) -> None:
+        """Unmount one command's overlays and remove its layers, without waiting."""
+        if not layers or self.holder is None:
+            return
+        merged = [str(layer.merged) for layer in layers]
+        command_dir = str(layers[0].scratch.parent)
+        self._cleanups.append(
+            subprocess.Popen(
+                [
+                    _NSENTER,
+                    f"--mount=/proc/{self.holder.pid}/ns/mnt",
+                    "--",
+                    "/bin/sh",
+                    "-c",
+                    'dir=$1; shift; umount -l "$@"; rm -rf "$dir"',
+                    "coder-overlay-release",
+                    command_dir,
+                    *merged,
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
-            for plan in plans:
-                _mount(*plan)
-
-        return mount_all
-
-    def _mount_plan(self, layer: Layer) -> tuple[bytes, bytes, bytes, bytes, int | None]:
-        info = layer.source.stat()
-        owner = (info.st_uid, info.st_gid)
-        userns = None if owner == (self.uid, self.uid) else self._idmap(*owner)
-        lower = layer.scratch / "lower"
-        options = (
-            f"lowerdir={lower},upperdir={layer.scratch / 'upper'},workdir={layer.scratch / 'work'}"
         )
-        return (
-            bytes(layer.source),
-            bytes(lower),
-            bytes(layer.merged),
-            options.encode(),
-            userns,
-        )
-
-    def _idmap(self, uid: int, gid: int) -> int:
-        """A user namespace that maps `uid`/`gid` to the command's uid (kept for reuse)."""
-        key = (uid, gid)
-        if key not in self._userns:
-            self._userns[key] = _user_namespace({uid: self.uid}, {gid: self.uid})
-        return self._userns[key]
 
     def close(self) -> None:
-        for fd in self._userns.values():
-            os.close(fd)
-        self._userns.clear()
+        for cleanup in self._cleanups:
+            cleanup.wait()
+        self._cleanups.clear()
+        if self.holder is not None:
+            self.holder.kill()
+            self.holder.wait()
+            self.holder = None
+        if self.base is not None:
+            shutil.rmtree(self.base, ignore_errors=True)
+
+    def _reap(self) -> None:
+        self._cleanups = [c for c in self._cleanups if c.poll() is None]
+
+
+_NSENTER = shutil.which("nsenter") or "nsenter"
+_MOUNT_THEN_EXEC = (
+    'while [ "$1" != -- ]; do mount -t overlay overlay -o "$1" "$2" || exit 125; shift 2; done; '
+    'shift; exec "$@"'
+)
+OVERLAY_PREFIX = "coder-overlay-"
 
 
 def choose_overlays(sources: Sequence[Path], *, command_uid: int, bwrap: str) -> Overlays:
-    """The way to make `sources` writable here; a probe on the first one decides `kernel`."""
+    """The way to make `sources` writable here; for `kernel`, the holder is started and one
+    overlay mounted as a probe."""
     dirs = [s for s in sources if s.is_dir()]
     if not dirs:
         return Overlays("none")
     if os.geteuid() == 0:
-        overlays = Overlays("kernel", dirs, uid=command_uid)
-        why = _probe(overlays)
-        if why is None:
-            return overlays
-        overlays.close()
-        return Overlays("read-only", note=_read_only_note(why))
+        try:
+            return _kernel_overlays(dirs, command_uid)
+        except (OSError, subprocess.SubprocessError) as error:
+            return Overlays("read-only", note=_read_only_note(str(error) or "no overlay"))
     if bwrap_version(bwrap) >= _MIN_BWRAP:
         return Overlays("bwrap", dirs)
     version = ".".join(map(str, bwrap_version(bwrap))) or "unknown"
     return Overlays(
         "read-only", note=_read_only_note(f"bubblewrap {version} has no --overlay (0.9 has)")
     )
+
+
+def _kernel_overlays(dirs: list[Path], uid: int) -> Overlays:
+    if shutil.which("nsenter") is None or shutil.which("mount") is None:
+        raise OSError("nsenter or mount (util-linux) is not installed")
+    sweep_stale(OVERLAY_PREFIX)
+    base = Path(tempfile.mkdtemp(prefix=f"{OVERLAY_PREFIX}{os.getpid()}-"))
+    overlays = Overlays("kernel", dirs, uid=uid, base=base)
+    try:
+        binds: list[tuple[bytes, bytes, int | None]] = []
+        userns: dict[tuple[int, int], int] = {}
+        for index, source in enumerate(dirs):
+            lower = base / f"lower-{index}"
+            lower.mkdir()
+            info = source.stat()
+            owner = (info.st_uid, info.st_gid)
+            if owner != (uid, uid) and owner not in userns:
+                userns[owner] = _user_namespace({owner[0]: uid}, {owner[1]: uid})
+            binds.append((bytes(source), bytes(lower), userns.get(owner)))
+        try:
+            overlays.holder = subprocess.Popen(
+                ["cat"],  # ends when the harness does: its stdin is a pipe only we hold
+                preexec_fn=lambda: _hold(binds),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        finally:
+            for fd in userns.values():
+                os.close(fd)
+        weakref.finalize(overlays, _stop, overlays.holder, base)
+        probe = overlays.layers()
+        done = subprocess.run(
+            [*overlays.prefix(probe[:1]), "true"], capture_output=True, text=True, timeout=30
+        )
+        overlays.release(probe)
+        if done.returncode != 0:
+            raise OSError(
+                done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "mount failed"
+            )
+    except BaseException:
+        overlays.close()
+        raise
+    return overlays
+
+
+def _hold(binds: list[tuple[bytes, bytes, int | None]]) -> None:
+    """Runs in the holder after fork: its own mount namespace, each source bound (idmapped
+    when an fd is given)."""
+    _check(_libc.unshare(_CLONE_NEWNS), "unshare")
+    _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate")
+    for source, lower, userns in binds:
+        _bind(source, lower, userns)
+
+
+def _stop(holder: subprocess.Popen[bytes] | None, base: Path) -> None:
+    if holder is not None and holder.poll() is None:
+        holder.kill()
+        holder.wait()
+    shutil.rmtree(base, ignore_errors=True)
 
 
 @cache
@@ -168,55 +272,25 @@ def _read_only_note(why: str) -> str:
     )
 
 
-def _probe(overlays: Overlays) -> str | None:
-    """Mount the first directory's overlay in a throwaway child; None when it works."""
-    scratch = Path(tempfile.mkdtemp(prefix="coder-overlay-probe-"))
-    try:
-        probe = Overlays(overlays.kind, overlays.sources[:1], uid=overlays.uid)
-        probe._userns = overlays._userns
-        run = probe.before_exec(probe.layers(scratch))
-        assert run is not None
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child reports through the pipe
-            os.close(read)
-            try:
-                run()
-                os.write(write, b"ok")
-            except BaseException as error:  # noqa: BLE001
-                os.write(write, str(error).encode()[:300] or b"failed")
-            os._exit(0)
-        os.close(write)
-        answer = os.read(read, 400).decode(errors="replace")
-        os.close(read)
-        os.waitpid(pid, 0)
-        return None if answer == "ok" else answer
-    except OSError as error:
-        return str(error)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _mount(source: bytes, lower: bytes, merged: bytes, options: bytes, userns: int | None) -> None:
-    """Runs in the forked child: the lower layer (idmapped when `userns`), then the overlay."""
+def _bind(source: bytes, lower: bytes, userns: int | None) -> None:
+    """Runs in the holder: `source` at `lower`, idmapped through `userns` when given."""
     if userns is None:
-        _check(_libc.mount(source, lower, None, 0x1000 | _MS_REC, None), "bind")  # MS_BIND
-    else:
-        fd = _check(
-            _libc.syscall(_SYS_OPEN_TREE, _AT_FDCWD, source, _OPEN_TREE_CLONE | os.O_CLOEXEC),
-            "open_tree",
-        )
-        attr = ctypes.create_string_buffer(struct.pack("QQQQ", _MOUNT_ATTR_IDMAP, 0, 0, userns))
-        _check(
-            _libc.syscall(_SYS_MOUNT_SETATTR, fd, b"", _AT_EMPTY_PATH, attr, ctypes.c_size_t(32)),
-            "mount_setattr (idmap)",
-        )
-        _check(
-            _libc.syscall(_SYS_MOVE_MOUNT, fd, b"", _AT_FDCWD, lower, _MOVE_MOUNT_F_EMPTY_PATH),
-            "move_mount",
-        )
-        os.close(fd)
-    _check(_libc.mount(b"overlay", merged, b"overlay", 0, options), "mount overlay")
+        _check(_libc.mount(source, lower, None, _MS_BIND | _MS_REC, None), "bind")
+        return
+    fd = _check(
+        _libc.syscall(_SYS_OPEN_TREE, _AT_FDCWD, source, _OPEN_TREE_CLONE | os.O_CLOEXEC),
+        "open_tree",
+    )
+    attr = ctypes.create_string_buffer(struct.pack("QQQQ", _MOUNT_ATTR_IDMAP, 0, 0, userns))
+    _check(
+        _libc.syscall(_SYS_MOUNT_SETATTR, fd, b"", _AT_EMPTY_PATH, attr, ctypes.c_size_t(32)),
+        "mount_setattr (idmap)",
+    )
+    _check(
+        _libc.syscall(_SYS_MOVE_MOUNT, fd, b"", _AT_FDCWD, lower, _MOVE_MOUNT_F_EMPTY_PATH),
+        "move_mount",
+    )
+    os.close(fd)
 
 
 def _user_namespace(uids: dict[int, int], gids: dict[int, int]) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,19 +66,16 @@ def run_limited(
     *,
     reap_leftovers: bool = False,
     growth_roots: Sequence[Path] = (),
-    before_exec: Callable[[], None] | None = None,
 ) -> CommandResult:
     """`reap_leftovers`: nothing else kills what the command leaves running; the cgroup
     does when there is one, else the command runs under sandbox/reaper.py (a Python
-    start-up, tens of milliseconds, only paid on hosts without the cgroup).
-    `before_exec`: runs in the forked child first (the overlays' mount namespace)."""
+    start-up, tens of milliseconds, only paid on hosts without the cgroup)."""
     cgroup = (
         CommandCgroup.create(max_processes=limits.max_processes, memory_bytes=limits.memory_bytes)
         if limits.use_cgroup
         else None
     )
-    prefix, limit_self = spawn_plan(limits, cgroup)
-    preexec = _chain(before_exec, limit_self)
+    prefix, preexec = spawn_plan(limits, cgroup)
     sweeper = reap_leftovers and (cgroup is None or "pids" not in cgroup.controllers)
     if sweeper:
         argv = [sys.executable, "-I", "-S", _REAPER, *argv]
@@ -117,19 +114,6 @@ def run_limited(
         bound=bound,
         bound_limit=limit,
     )
-
-
-def _chain(
-    first: Callable[[], None] | None, second: Callable[[], None] | None
-) -> Callable[[], None] | None:
-    if first is None or second is None:
-        return first or second
-
-    def both() -> None:
-        first()
-        second()
-
-    return both
 
 
 def _size(n: int) -> str:

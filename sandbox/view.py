@@ -14,8 +14,9 @@ In order (later mounts shadow earlier ones, see sandbox/mounts.py):
   overlay whose writes are thrown away (sandbox/overlay.py), or where the host offers none,
   read-only with a tmpfs over their caches;
 - git: the worktree's `.git` file replaced by one naming `/run/coder/git/worktrees/<name>`,
-  the repository's git directory read-only at /run/coder/git with each config replaced by a
-  copy without credentials (sandbox/gitconfig.py) and other runs' worktrees hidden;
+  and at /run/coder/git, read-only, only what the run's worktree needs of the repository's
+  git directory (sandbox/gitview.py: no index, stash, reflogs, hooks or other worktrees),
+  each config replaced by a copy without credentials (sandbox/gitconfig.py);
   submodule clones borrow their objects from /run/coder/modules/<i>;
 - last, /dev/null over every host Unix socket still reachable (sandbox/sockets.py).
 """
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.gitconfig import write_scrubbed
+from sandbox.gitview import GitDirs, bind_git_dir
 from sandbox.mounts import MountPlan
 from sandbox.repo_env import RepoEnvironment
 
@@ -153,14 +155,12 @@ def _git(plan: MountPlan, env: RepoEnvironment, facts: HostFacts, scratch: Path)
     gitfile = _write(scratch / "gitfile", f"gitdir: {GIT_VIEW / name}\n")
     plan.ro(gitfile, inside)
     plan.dir(GIT_VIEW.parent)
-    plan.ro(git.common_dir, GIT_VIEW)
+    bind_git_dir(plan, GitDirs(git.common_dir, git.worktree_dir), GIT_VIEW, scratch)
     for index, config in enumerate(facts.git_configs):
         copy = scratch / f"config-{index}"
         write_scrubbed(config, copy)  # per command: the config may have changed
         os.chmod(copy, 0o644)
         plan.ro(copy, GIT_VIEW / config.relative_to(git.common_dir))
-    if (git.common_dir / "coder-worktrees").is_dir():
-        plan.tmpfs(GIT_VIEW / "coder-worktrees", perms=0o555, size=1 << 20)
     for index, module in enumerate(env.submodules):
         alternates = env.worktree / module.rel / ".git" / "objects" / "info" / "alternates"
         if not alternates.is_file() or not module.objects.is_dir():

@@ -4,6 +4,7 @@ checkout's dependencies, and git still works there. Real bubblewrap, real git.""
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
 from coder.bench.layout import make_venv
@@ -120,19 +121,20 @@ def test_small_ignored_files_named_are_copied(visible_base: Path) -> None:
 
 def test_git_works_inside_and_other_runs_stay_hidden(visible_base: Path) -> None:
     repo = _project(visible_base)
+    secret = f"second-run-{uuid.uuid4().hex}"  # unique: copies of this file elsewhere differ
     with confined(repo) as first, confined(repo) as second:
-        (second.worktree / "README.md").write_text("second run's secret work\n")
+        (second.worktree / "README.md").write_text(f"{secret}\n")
         (first.worktree / "README.md").write_text("first\n")
         result = first.run(
             "cat .git; git status --porcelain; git diff --stat; "
             'echo "others=$(ls -A /run/coder/git/coder-worktrees | wc -l)"; '
-            'grep -rs "second run\'s" /run /var/tmp; echo x > /run/coder/git/HEAD; echo rc=$?'
+            f"grep -rs {secret} /run /var/tmp; echo x > /run/coder/git/HEAD; echo rc=$?"
         )
     lines = result.output.splitlines()
     assert lines[0].startswith("gitdir: /run/coder/git/worktrees/")
     assert " M README.md" in lines and "1 file changed" in result.output
     assert "others=0" in lines
-    assert "second run's" not in result.output
+    assert secret not in result.output
     assert lines[-1] == "rc=1"
 
 
