@@ -25,10 +25,12 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import shlex
 import shutil
 import struct
 import subprocess
 import tempfile
+import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -90,73 +92,89 @@ class Overlays:
     note: str | None = None
     base: Path | None = None  # kernel: lower-<i>/ and one directory per command
     holder: subprocess.Popen[bytes] | None = None
-    _cleanups: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    _ready: list[tuple[list[Layer], subprocess.Popen[bytes]]] = field(default_factory=list)
+    _mounted: set[Path] = field(default_factory=set)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
     _count: int = 0
 
     def layers(self) -> list[Layer]:
-        """Fresh upper and work directories for one command (kernel kind only)."""
+        """One command's layers (kernel kind only): the set mounted ahead of time after the
+        previous command, or a fresh one the command's prefix mounts."""
         if self.kind != "kernel" or self.base is None:
             return []
-        self._reap()
-        self._count += 1
-        command_dir = self.base / f"cmd-{self._count}"
-        made: list[Layer] = []
-        for index, source in enumerate(self.sources):
-            layer = Layer(source, command_dir / str(index), self.base / f"lower-{index}")
+        with self._lock:
+            ready = self._ready.pop(0) if self._ready else None
+            self._reap()
+        if ready is not None:
+            layers, mounting = ready
+            if _mounted(mounting):
+                self._mounted.add(layers[0].scratch.parent)
+                return layers
+        return self._new_layers()
+
+    def prefix(self, layers: Sequence[Layer]) -> list[str]:
+        """The argv before bwrap's: into the holder's namespace, the overlays mounted there
+        unless they were mounted ahead of time."""
+        if not layers or self.holder is None:
+            return []
+        enter = [_NSENTER, f"--mount=/proc/{self.holder.pid}/ns/mnt", "--"]
+        if layers[0].scratch.parent in self._mounted:
+            return enter
+        pairs = [arg for layer in layers for arg in (layer.options, str(layer.merged))]
+        return [*enter, "/bin/sh", "-c", _MOUNT_THEN_EXEC, "coder-overlay", *pairs, "--"]
+
+    def release(self, layers: Sequence[Layer]) -> None:
+        """Unmount one command's overlays, remove its layers and mount a later command's,
+        all in the background: none of it is on a command's path (sets are mounted
+        `_AHEAD` commands ahead, so even commands back to back find theirs ready)."""
+        if self.holder is None or self.kind != "kernel":
+            return
+        threading.Thread(target=self._release, args=(list(layers),), daemon=True).start()
+
+    def _release(self, layers: list[Layer]) -> None:
+        following = self._new_layers()
+        script = [_mount_script(following), "echo mounted"]
+        if layers:
+            command_dir = layers[0].scratch.parent
+            self._mounted.discard(command_dir)
+            script += [f"umount -l {shlex.quote(str(layer.merged))}" for layer in layers]
+            script.append(f"rm -rf {shlex.quote(str(command_dir))}")
+        mounting = self._enter("\n".join(script))
+        with self._lock:
+            self._ready.append((following, mounting))
+
+    def _new_layers(self) -> list[Layer]:
+        """Upper, work and merged directories for one command, not mounted yet."""
+        assert self.base is not None
+        with self._lock:
+            self._count += 1
+            command_dir = self.base / f"cmd-{self._count}"
+        layers = [
+            Layer(source, command_dir / str(index), self.base / f"lower-{index}")
+            for index, source in enumerate(self.sources)
+        ]
+        for layer in layers:
             for name in ("upper", "work", "merged"):
                 (layer.scratch / name).mkdir(parents=True)
             upper = layer.scratch / "upper"
             os.chown(upper, self.uid, self.uid)
-            os.chmod(upper, source.stat().st_mode & 0o7777)  # the merged top takes its mode
-            made.append(layer)
-        return made
+            os.chmod(upper, layer.source.stat().st_mode & 0o7777)  # the merged top's mode
+        return layers
 
-    def prefix(self, layers: Sequence[Layer]) -> list[str]:
-        """The argv before bwrap's: into the holder's namespace, the overlays mounted."""
-        if not layers or self.holder is None:
-            return []
-        pairs = [arg for layer in layers for arg in (layer.options, str(layer.merged))]
-        return [
-            _NSENTER,
-            f"--mount=/proc/{self.holder.pid}/ns/mnt",
-            "--",
-            "/bin/sh",
-            "-c",
-            _MOUNT_THEN_EXEC,
-            "coder-overlay",
-            *pairs,
-            "--",
-        ]
-
-    def release(self, layers: Sequence[Layer]) -> None:
-        """Unmount one command's overlays and remove its layers, without waiting."""
-        if not layers or self.holder is None:
-            return
-        merged = [str(layer.merged) for layer in layers]
-        command_dir = str(layers[0].scratch.parent)
-        self._cleanups.append(
-            subprocess.Popen(
-                [
-                    _NSENTER,
-                    f"--mount=/proc/{self.holder.pid}/ns/mnt",
-                    "--",
-                    "/bin/sh",
-                    "-c",
-                    'dir=$1; shift; umount -l "$@"; rm -rf "$dir"',
-                    "coder-overlay-release",
-                    command_dir,
-                    *merged,
-                ],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
+    def _enter(self, script: str) -> subprocess.Popen[bytes]:
+        assert self.holder is not None
+        return subprocess.Popen(
+            [_NSENTER, f"--mount=/proc/{self.holder.pid}/ns/mnt", "--", "/bin/sh", "-c", script],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
 
     def close(self) -> None:
-        for cleanup in self._cleanups:
-            cleanup.wait()
-        self._cleanups.clear()
+        with self._lock:
+            for _layers, mounting in self._ready:
+                mounting.wait()
+            self._ready.clear()
         if self.holder is not None:
             self.holder.kill()
             self.holder.wait()
@@ -165,7 +183,26 @@ class Overlays:
             shutil.rmtree(self.base, ignore_errors=True)
 
     def _reap(self) -> None:
-        self._cleanups = [c for c in self._cleanups if c.poll() is None]
+        """Ready sets beyond the one in hand: only concurrent commands leave several."""
+        for _layers, mounting in self._ready:
+            mounting.poll()
+
+
+def _mounted(mounting: subprocess.Popen[bytes]) -> bool:
+    """Whether the background script got its layers mounted (it goes on to clean up)."""
+    assert mounting.stdout is not None
+    line = mounting.stdout.readline()
+    mounting.stdout.close()
+    return line == b"mounted\n"
+
+
+def _mount_script(layers: Sequence[Layer]) -> str:
+    """Shell lines that mount `layers` (run in the holder's namespace)."""
+    return "\n".join(
+        f"mount -t overlay overlay -o {shlex.quote(layer.options)} "
+        f"{shlex.quote(str(layer.merged))} || exit 1"
+        for layer in layers
+    )
 
 
 _NSENTER = shutil.which("nsenter") or "nsenter"
@@ -174,6 +211,7 @@ _MOUNT_THEN_EXEC = (
     'shift; exec "$@"'
 )
 OVERLAY_PREFIX = "coder-overlay-"
+_AHEAD = 2  # layer sets mounted ahead: commands back to back never wait for one
 
 
 def choose_overlays(sources: Sequence[Path], *, command_uid: int, bwrap: str) -> Overlays:
@@ -224,15 +262,12 @@ def _kernel_overlays(dirs: list[Path], uid: int) -> Overlays:
             for fd in userns.values():
                 os.close(fd)
         weakref.finalize(overlays, _stop, overlays.holder, base)
-        probe = overlays.layers()
-        done = subprocess.run(
-            [*overlays.prefix(probe[:1]), "true"], capture_output=True, text=True, timeout=30
-        )
-        overlays.release(probe)
-        if done.returncode != 0:
-            raise OSError(
-                done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "mount failed"
-            )
+        for _ in range(_AHEAD):  # the first commands' layers; the first is the probe
+            overlays._release([])
+        _layers, mounting = overlays._ready[0]
+        if mounting.wait(timeout=30) != 0:
+            error = (mounting.stderr.read() if mounting.stderr else b"").decode().strip()
+            raise OSError(error.splitlines()[-1] if error else "mount failed")
     except BaseException:
         overlays.close()
         raise
