@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from sandbox.repo_env import RepoEnvironment, plain_environment
 from sandbox.running import CommandResult, inside_root, run_limited
 from sandbox.scratch import scratch_dir, sweep_stale
 from sandbox.sockets import host_sockets
+from sandbox.toolconfig import ToolConfig, tool_config
 from sandbox.view import (
     PRIVATE_HOME,
     PRIVATE_TMP,
@@ -77,16 +79,21 @@ class BwrapSandbox:
             readable=readable,
             covered=covered_roots(partial),
         )
+        self.tool_config = _tool_config()
         self.facts = HostFacts(
             homes=homes,
             tools=tools,
             credentials=credential_files(tools),
             privileged_masks=self.privileges.masks(),
             git_configs=git_config_files(self.env),
+            home=_home(),
+            tool_copies=self.tool_config.copies,
+            tool_binds=self.tool_config.binds,
         )
         self.overlays = _writable_dependencies(self.env, self.privileges.kind, self._bwrap)
         self.notes = [*([self.privileges.note] if self.privileges.note else []), *home_notes]
         self.notes += [self.overlays.note] if self.overlays.note else []
+        self.notes += [self.tool_config.note] if self.tool_config.note else []
         sweep_stale(SCRATCH_PREFIX)
 
     def run(
@@ -102,6 +109,7 @@ class BwrapSandbox:
             os.environ, env, home=str(PRIVATE_HOME), tmpdir=str(PRIVATE_TMP)
         )
         environment.update(self.privileges.env)
+        environment.update(self.tool_config.env)
         scratch = scratch_dir(SCRATCH_PREFIX)
         try:
             for _ in range(_SETUP_RETRIES):
@@ -159,6 +167,19 @@ class BwrapSandbox:
             "-c",
             command,
         ]
+
+
+def _home() -> Path | None:
+    home = os.environ.get("HOME")
+    return Path(os.path.realpath(home)) if home and os.path.isabs(home) else None
+
+
+def _tool_config() -> ToolConfig:
+    """The harness user's tool configuration, scrubbed, once per sandbox."""
+    found = tool_config(_home())
+    if found.scratch is not None:
+        weakref.finalize(found, shutil.rmtree, found.scratch, True)
+    return found
 
 
 def _writable_dependencies(env: RepoEnvironment, kind: str, bwrap: str) -> Overlays:

@@ -50,6 +50,17 @@ CREDENTIAL_NAMES = (
     ".env*",
     "*token*",
 )
+NESTED_TOKEN_FILES = (
+    "gh/hosts.yml",
+    ".docker/config.json",
+    "docker/config.json",
+    "credentials.toml",
+    "credentials.json",
+    ".credentials.json",
+    "auth.json",
+)
+NESTED_DEPTH = 3  # levels below a tool directory looked through
+NESTED_LIMIT = 20_000  # entries looked at, per tool directory
 _COMPANIONS = {".cargo": (".rustup",)}  # cargo's proxies run the toolchains rustup keeps
 
 
@@ -107,7 +118,9 @@ def tool_dirs(
 
 
 def credential_files(dirs: Iterable[Path]) -> list[Path]:
-    """Top-level entries of `dirs` that look like credentials (masked inside the view)."""
+    """Entries of `dirs` that look like credentials (masked inside the view): at the top
+    level by name, and token files nested a few levels down (`gh/hosts.yml`,
+    `.docker/config.json`), looked for in a bounded walk."""
     masks: list[Path] = []
     for directory in dirs:
         try:
@@ -117,6 +130,31 @@ def credential_files(dirs: Iterable[Path]) -> list[Path]:
         for name in names:
             if any(fnmatch.fnmatchcase(name.lower(), p) for p in CREDENTIAL_NAMES):
                 masks.append(directory / name)
+        masks += _nested_tokens(directory, set(masks))
+    return masks
+
+
+def _nested_tokens(directory: Path, found: set[Path]) -> list[Path]:
+    masks: list[Path] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(directory):
+        here = Path(dirpath)
+        depth = len(here.relative_to(directory).parts)
+        if depth >= NESTED_DEPTH:
+            dirnames[:] = []
+        seen += len(dirnames) + len(filenames)
+        if seen > NESTED_LIMIT:
+            break
+        for name in filenames:
+            path = here / name
+            if path in found:
+                continue
+            rel = f"{directory.name}/{path.relative_to(directory).as_posix()}".lower()
+            lowered = name.lower()
+            if any(fnmatch.fnmatchcase(lowered, p) for p in CREDENTIAL_NAMES) or any(
+                rel == p or rel.endswith("/" + p) for p in NESTED_TOKEN_FILES
+            ):
+                masks.append(path)
     return masks
 
 

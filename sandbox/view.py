@@ -49,6 +49,9 @@ class HostFacts:
     credentials: Sequence[Path] = ()  # inside the tools, masked again
     privileged_masks: Sequence[Path] = ()  # shadow-like files, for root without capabilities
     git_configs: Sequence[Path] = ()  # host config files under the git directory
+    home: Path | None = None  # the harness user's, where its tool configuration lives
+    tool_copies: Mapping[Path, Path] | None = None  # config file -> its scrubbed copy
+    tool_binds: Sequence[Path] = ()  # shown read-only as they are (corepack's cache)
 
 
 def covered_roots(facts: HostFacts) -> list[Path]:
@@ -93,6 +96,7 @@ def build_view(
         plan.ro(tool)
     for path in facts.credentials:
         plan.mask(path, is_dir=path.is_dir())
+    _tool_config(plan, facts)
     _worktree(plan, env, writable or {})
     _git(plan, env, facts, scratch)
     for socket in sockets:
@@ -100,6 +104,21 @@ def build_view(
             plan.ro(Path("/dev/null"), inside)
     plan.seal()
     return plan
+
+
+def _tool_config(plan: MountPlan, facts: HostFacts) -> None:
+    """The user's tool configuration, scrubbed (sandbox/toolconfig.py), at its own path and
+    under the private HOME, whose directories stay writable for the tools."""
+    for path in facts.tool_binds:
+        plan.ro(path)
+    if facts.home is None:
+        return
+    for original, copy in (facts.tool_copies or {}).items():
+        rel = original.relative_to(facts.home)
+        plan.ro(copy, original)
+        for parent in reversed(rel.parents[:-1]):
+            plan.dir(PRIVATE_HOME / parent, perms=0o777)
+        plan.ro(copy, PRIVATE_HOME / rel)
 
 
 def _other_trees(env: RepoEnvironment, covered: Sequence[Path]) -> list[Path]:
