@@ -11,6 +11,11 @@ Repositories: a generated one of 2,000 tracked files, once as is and once with a
 3. A confined `true` under bwrap seeing the whole environment (dependencies, git view, homes
    hidden, sockets looked up) against a bare root and a bare subprocess: the per-command price.
 4. Making the sandbox (homes, toolchains, privileges, git configs: once per run).
+5. Writable dependency directories (sandbox/overlay.py: a throwaway overlay per command)
+   against today's read-only view of the same 200 MB node_modules and .venv, side by side:
+   per command (`true`, and reading a file of node_modules) and at start (making the
+   sandbox, which probes the overlay once). Goal (issue 22.5): within 1.2x. A third column
+   is what a write inside node_modules costs with the overlay (the read-only view refuses it).
 
 Usage: python benchmarks/bench_repo_env.py [--reps 7] [--cmd-reps 30] [--dir DIR]
 """
@@ -30,8 +35,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import sandbox.bwrap as bwrap_module  # noqa: E402
 from coder.bench.layout import make_venv  # noqa: E402
 from sandbox.confine import bwrap_unavailable_reason, make_sandbox  # noqa: E402
+from sandbox.overlay import Overlays  # noqa: E402
 from sandbox.repo_env import prepare_environment  # noqa: E402
 from sandbox.workspace import Workspace  # noqa: E402
 
@@ -101,11 +108,109 @@ def preparation(repo: Path, tag: str) -> tuple[Callable[[int], float], Callable[
     return whole, last_env
 
 
+def read_only_sandbox(root: Path, env):  # type: ignore[no-untyped-def]
+    """The sandbox as it was before overlays: the dependency directories read-only."""
+    real = bwrap_module._writable_dependencies
+    bwrap_module._writable_dependencies = lambda *_a: Overlays("read-only")  # type: ignore[assignment]
+    try:
+        return make_sandbox("bwrap", root, environment=env)
+    finally:
+        bwrap_module._writable_dependencies = real  # type: ignore[assignment]
+
+
+def writable_rows(root: Path, env, cmd_reps: int, reps: int) -> list[tuple[str, str, str, str]]:  # type: ignore[no-untyped-def]
+    """Section 5: the overlay view against the read-only one, per command and at start."""
+    overlay = make_sandbox("bwrap", root, environment=env)
+    kind = overlay.overlays.kind
+    read_only = read_only_sandbox(root, env)
+    target = "node_modules/dep000/lib/f00000.js"
+
+    def timed(box, command: str) -> Callable[[int], float]:  # type: ignore[no-untyped-def]
+        def run(_: int) -> float:
+            t = time.perf_counter()
+            result = box.run(command, cwd=root, timeout_s=30)
+            if result.exit_code != 0:
+                raise SystemExit(result.output)
+            return time.perf_counter() - t
+
+        return run
+
+    def made(factory: Callable[[], object]) -> Callable[[int], float]:
+        def run(_: int) -> float:
+            t = time.perf_counter()
+            factory()
+            return time.perf_counter() - t
+
+        return run
+
+    write = f"echo x >> {target} && mkdir -p node_modules/.vite && echo y > node_modules/.vite/m"
+    per_cmd = interleave(
+        cmd_reps,
+        timed(read_only, "true"),
+        timed(overlay, "true"),
+        timed(read_only, f"cat {target} > /dev/null"),
+        timed(overlay, f"cat {target} > /dev/null"),
+        timed(overlay, write),
+    )
+    ro_true, ov_true, ro_read, ov_read, ov_write = (median_ms(s) for s in per_cmd)
+    repo = env.checkout
+
+    def run_start(writable: bool) -> Callable[[int], float]:
+        """A run's start: worktree, environment and sandbox, as coder run makes them."""
+
+        def run(rep: int) -> float:
+            t = time.perf_counter()
+            ws = Workspace.create(repo, f"bench-start-{writable}-{rep}")
+            prepared = prepare_environment(ws, include=[], sandbox_mode="bwrap")
+            box = (
+                make_sandbox("bwrap", ws.path, environment=prepared)
+                if writable
+                else read_only_sandbox(ws.path, prepared)
+            )
+            elapsed = time.perf_counter() - t
+            box.overlays.close()
+            ws.close()
+            ws.delete_branch()
+            return elapsed
+
+        return run
+
+    start = interleave(
+        reps,
+        made(lambda: read_only_sandbox(root, env)),
+        made(lambda: make_sandbox("bwrap", root, environment=env).overlays.close()),
+        run_start(False),
+        run_start(True),
+    )
+    ro_sandbox, ov_sandbox, ro_start, ov_start = (median_ms(s) for s in start)
+    rows: list[tuple[str, str, str, str]] = [
+        (f"writable deps ({kind}) vs read-only", "read-only", "writable", "ratio"),
+    ]
+    for name, before, after in (
+        ("`true`, per command", ro_true, ov_true),
+        ("reading node_modules, per command", ro_read, ov_read),
+        ("making the sandbox alone (once per run)", ro_sandbox, ov_sandbox),
+        ("a run's start: worktree, environment, sandbox", ro_start, ov_start),
+    ):
+        ratio = after / before
+        rows.append(
+            (
+                name,
+                f"{before:.1f} ms",
+                f"{after:.1f} ms",
+                f"{ratio:.2f}x (<= 1.2x: {'yes' if ratio <= 1.2 else 'NO'})",
+            )
+        )
+    rows.append(("writing inside node_modules, per command", "refused", f"{ov_write:.1f} ms", ""))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--cmd-reps", type=int, default=30)
     parser.add_argument("--dir", type=Path, default=Path("/var/tmp"))
+    parser.add_argument("--writable-only", action="store_true", help="section 5 alone")
     args = parser.parse_args()
     started = time.perf_counter()
     rows: list[tuple[str, str, str, str]] = []
@@ -118,7 +223,8 @@ def main() -> None:
 
         plain_whole, plain_env = preparation(plain, "plain")
         deps_whole, deps_env = preparation(deps, "deps")
-        samples = interleave(args.reps, plain_whole, plain_env, deps_whole, deps_env)
+        reps = 1 if args.writable_only else args.reps
+        samples = interleave(reps, plain_whole, plain_env, deps_whole, deps_env)
         p_whole, p_env, d_whole, d_env = (median_ms(s) for s in samples)
         ratio = d_whole / p_whole
         rows.append(("worktree + environment, no deps", f"{p_whole:.1f} ms", "", ""))
@@ -159,7 +265,10 @@ def main() -> None:
                     return time.perf_counter() - t
 
                 cmd = interleave(
-                    args.cmd_reps, bare, timed(bare_box, bare_root), timed(full, ws.path)
+                    1 if args.writable_only else args.cmd_reps,
+                    bare,
+                    timed(bare_box, bare_root),
+                    timed(full, ws.path),
                 )
                 b_ms, root_ms, full_ms = (median_ms(s) for s in cmd)
                 rows.append(("`true`, bare subprocess", f"{b_ms:.1f} ms", "", ""))
@@ -180,6 +289,7 @@ def main() -> None:
                     )
                 )
                 rows.append(("making the sandbox (once per run)", f"{made_ms:.1f} ms", "", ""))
+                rows += writable_rows(ws.path, env, args.cmd_reps, args.reps)
             git(deps, "branch", "-q", "-D", "coder/bench-cmd")
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import weakref
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -22,11 +23,13 @@ from sandbox.acl import NOBODY_UID, grants
 from sandbox.environment import sandbox_environment
 from sandbox.homes import credential_files, hidden_homes, tool_dirs
 from sandbox.limits import Limits
+from sandbox.overlay import Layer, Overlays, choose_overlays
 from sandbox.privileges import choose_privileges
 from sandbox.repo_env import RepoEnvironment, plain_environment
 from sandbox.running import CommandResult, inside_root, read_reports, run_limited
 from sandbox.scratch import scratch_dir, sweep_stale
 from sandbox.sockets import host_sockets
+from sandbox.toolconfig import ToolConfig, tool_config
 from sandbox.unix_sockets import ConnectSupervisor
 from sandbox.view import (
     PRIVATE_HOME,
@@ -65,7 +68,10 @@ class BwrapSandbox:
         self._bwrap = shutil.which(bwrap) or bwrap
         self._bash = shutil.which("bash") or "/bin/bash"
         homes = hidden_homes(os.environ.get("HOME"))
-        tools = tool_dirs(os.environ.get("PATH", "").split(os.pathsep), homes, self.env.prefixes)
+        home_notes: list[str] = []
+        tools = tool_dirs(
+            os.environ.get("PATH", "").split(os.pathsep), homes, self.env.prefixes, home_notes
+        )
         partial = HostFacts(homes=homes)
         git = self.env.git
         readable = [e.source for e in self.env.exposed]
@@ -78,14 +84,21 @@ class BwrapSandbox:
             readable=readable,
             covered=covered_roots(partial),
         )
+        self.tool_config = _tool_config()
         self.facts = HostFacts(
             homes=homes,
             tools=tools,
             credentials=credential_files(tools),
             privileged_masks=self.privileges.masks(),
             git_configs=git_config_files(self.env),
+            home=_home(),
+            tool_copies=self.tool_config.copies,
+            tool_binds=self.tool_config.binds,
         )
-        self.notes = [self.privileges.note] if self.privileges.note else []
+        self.overlays = _writable_dependencies(self.env, self.privileges.kind, self._bwrap)
+        self.notes = [*([self.privileges.note] if self.privileges.note else []), *home_notes]
+        self.notes += [self.overlays.note] if self.overlays.note else []
+        self.notes += [self.tool_config.note] if self.tool_config.note else []
         sweep_stale(SCRATCH_PREFIX)
 
     def run(
@@ -105,6 +118,7 @@ class BwrapSandbox:
             reports=str(REPORTS_VIEW),
         )
         environment.update(self.privileges.env)
+        environment.update(self.tool_config.env)
         scratch = scratch_dir(SCRATCH_PREFIX)
         reports = scratch / "reports"
         reports.mkdir()
@@ -113,11 +127,15 @@ class BwrapSandbox:
             for _ in range(_SETUP_RETRIES):
                 sockets = host_sockets()
                 supervisor = self._connect_supervisor()
-                argv = self._argv(command, workdir, scratch, sockets, supervisor.prefix)
+                layers = self.overlays.layers()
                 try:
+                    writable = _merged(self.overlays, layers)
+                    argv = self._argv(
+                        command, workdir, scratch, sockets, supervisor.prefix, writable
+                    )
                     result = run_limited(
                         command,
-                        argv,
+                        [*self.overlays.prefix(layers), *argv],
                         workdir,
                         environment,
                         timeout_s,
@@ -127,6 +145,7 @@ class BwrapSandbox:
                     )
                 finally:
                     supervisor.close()
+                    self.overlays.release(layers)
                 if not _socket_vanished(result, sockets):
                     break
             return replace(result, reports=read_reports(reports))
@@ -143,9 +162,15 @@ class BwrapSandbox:
         scratch: Path,
         sockets: list[Path],
         launcher: list[str],
+        writable: dict[Path, Path | None] | None = None,
     ) -> list[str]:
         plan = build_view(
-            self.env, self.facts, tmp_bytes=self.limits.tmp_bytes, scratch=scratch, sockets=sockets
+            self.env,
+            self.facts,
+            tmp_bytes=self.limits.tmp_bytes,
+            scratch=scratch,
+            sockets=sockets,
+            writable=writable,
         )
         caps = ["--cap-drop", "ALL"] if self.privileges.cap_drop else []
         return [
@@ -164,6 +189,32 @@ class BwrapSandbox:
             "-c",
             command,
         ]
+
+
+def _home() -> Path | None:
+    home = os.environ.get("HOME")
+    return Path(os.path.realpath(home)) if home and os.path.isabs(home) else None
+
+
+def _tool_config() -> ToolConfig:
+    """The harness user's tool configuration, scrubbed, once per sandbox."""
+    found = tool_config(_home())
+    if found.scratch is not None:
+        weakref.finalize(found, shutil.rmtree, found.scratch, True)
+    return found
+
+
+def _writable_dependencies(env: RepoEnvironment, kind: str, bwrap: str) -> Overlays:
+    """How the exposed dependency directories become writable for this sandbox's commands."""
+    uid = NOBODY_UID if kind == "nobody" else os.geteuid()
+    return choose_overlays([e.source for e in env.exposed], command_uid=uid, bwrap=bwrap)
+
+
+def _merged(overlays: Overlays, layers: list[Layer]) -> dict[Path, Path | None]:
+    """Exposed source -> what the view binds writable there (None: bwrap's tmp-overlay)."""
+    if overlays.kind == "bwrap":
+        return dict.fromkeys(overlays.sources)
+    return {layer.source: layer.merged for layer in layers}
 
 
 def probe_argv(bwrap: str) -> list[str]:

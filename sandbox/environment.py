@@ -10,6 +10,10 @@ What every command gets, and why:
 - `HOME`, `TMPDIR`: private, writable, thrown away after the command.
 - `PYTHONDONTWRITEBYTECODE=1`: test runs must not leave `__pycache__/` in the worktree,
   where it would look like a change outside the step's files.
+- `PYTHONPYCACHEPREFIX` in the private TMPDIR: Python (and pytest's assertion rewriting)
+  never reads a `__pycache__/*.pyc` in the worktree, where an unchecked-hash one (never
+  compared with its source) brought from the checkout or planted by a command would make
+  the tests import code other than the worktree's.
 - `PYTHONUNBUFFERED=1`: stdout and stderr share one pipe; unbuffered Python keeps the
   merged output in the order it was written.
 - `GIT_OPTIONAL_LOCKS=0`: `git status` inside the sandbox must not try to rewrite the index,
@@ -76,4 +80,5 @@ def sandbox_environment(
     env["TMPDIR"] = tmpdir
     if reports is not None:
         env["CODER_REPORTS"] = reports
+    env["PYTHONPYCACHEPREFIX"] = f"{tmpdir.rstrip('/')}/pycache"
     return env

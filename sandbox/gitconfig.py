@@ -7,8 +7,10 @@ Git itself parses the original (`git config --file F --list -z`: continuation li
 and comments are its business, includes are not followed); the copy is rendered from the
 entries it kept, so nothing the scrubber did not see can pass through.
 
-Dropped: every `credential.*` key, every `http.*.extraheader`, and any key whose subsection
-holds a URL with userinfo (`url.https://x:TOKEN@host/.insteadOf`). Rewritten: userinfo in any
+Dropped: every `credential.*` key, every `http.*.extraheader`, any key whose subsection
+holds a URL with userinfo (`url.https://x:TOKEN@host/.insteadOf`), keys named like a secret
+(`sendemail.smtpPass`, `github.token`, `*.password`, `*token`), and `include.path` and
+`includeIf.*` (an included file is never brought in, so naming it only says where it is). Rewritten: userinfo in any
 URL inside a value (`remote.origin.url`), so `https://x-access-token:T@github.com/o/r` reads
 `https://github.com/o/r`. Confined commands have no network, so nothing needs those URLs.
 """
@@ -21,6 +23,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+_SECRET_NAMES = frozenset({"smtppass", "password", "pass", "token", "secret"})
+_SECRET_ENDINGS = ("token", "password", "passwd", "secret", "apikey")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#@\s]*@")
 
 
@@ -66,13 +70,21 @@ def read_entries(path: Path) -> list[ConfigEntry] | None:
     return entries
 
 
+def withheld(entry: ConfigEntry) -> bool:
+    """Whether `entry` is a credential, or points at a file that may hold one."""
+    if entry.section in ("credential", "include", "includeif"):
+        return True
+    if entry.section == "http" and entry.name == "extraheader":
+        return True
+    name = entry.name.lower()
+    return name in _SECRET_NAMES or name.endswith(_SECRET_ENDINGS)
+
+
 def scrub(entries: list[ConfigEntry]) -> list[ConfigEntry]:
     """The entries a confined command may see (see the module docstring for the rules)."""
     kept: list[ConfigEntry] = []
     for entry in entries:
-        if entry.section == "credential":
-            continue
-        if entry.section == "http" and entry.name == "extraheader":
+        if withheld(entry):
             continue
         if entry.subsection is not None and _USERINFO.search(entry.subsection):
             continue

@@ -50,6 +50,17 @@ CREDENTIAL_NAMES = (
     ".env*",
     "*token*",
 )
+NESTED_TOKEN_FILES = (
+    "gh/hosts.yml",
+    ".docker/config.json",
+    "docker/config.json",
+    "credentials.toml",
+    "credentials.json",
+    ".credentials.json",
+    "auth.json",
+)
+NESTED_DEPTH = 3  # levels below a tool directory looked through
+NESTED_LIMIT = 20_000  # entries looked at, per tool directory
 _COMPANIONS = {".cargo": (".rustup",)}  # cargo's proxies run the toolchains rustup keeps
 
 
@@ -64,33 +75,52 @@ def hidden_homes(home: str | None = None) -> list[Path]:
     homes: list[Path] = []
     for candidate in candidates:
         path = Path(os.path.realpath(candidate))
-        if not path.is_dir() or _covers_system(path):
+        if not _is_dir(path) or _covers_system(path):
             continue
         homes.append(path)
     return _outermost(homes)
 
 
-def tool_dirs(path_entries: Iterable[str], homes: list[Path], extra: Iterable[Path]) -> list[Path]:
+def tool_dirs(
+    path_entries: Iterable[str],
+    homes: list[Path],
+    extra: Iterable[Path],
+    notes: list[str] | None = None,
+) -> list[Path]:
     """What to bind back from the hidden homes: tool directories of PATH entries, plus
-    `extra` (interpreter prefixes, the test command's venv) when they are in a home."""
+    `extra` (interpreter prefixes, the test command's venv) when they are in a home.
+    A PATH entry the harness may not search is left out, said once in `notes`: commands
+    could not have used it either."""
     found: list[Path] = []
+    unsearchable: list[str] = []
     for entry in path_entries:
         if not entry or not os.path.isabs(entry):
             continue
         path = Path(os.path.realpath(entry))
         home = _home_of(path, homes)
-        if home is None or path == home or not path.is_dir():
+        if home is None or path == home:
+            continue
+        if not _searchable(path):
+            unsearchable.append(entry)
+            continue
+        if not _is_dir(path):
             continue
         found += _tool_dir(path, home)
     for path in extra:
         real = Path(os.path.realpath(path))
-        if _home_of(real, homes) is not None and real.is_dir():
+        if _home_of(real, homes) is not None and _is_dir(real):
             found.append(real)
+    if unsearchable and notes is not None:
+        notes.append(
+            f"PATH entries you may not search are left out of the sandbox: {', '.join(unsearchable)}"
+        )
     return _outermost(found)
 
 
 def credential_files(dirs: Iterable[Path]) -> list[Path]:
-    """Top-level entries of `dirs` that look like credentials (masked inside the view)."""
+    """Entries of `dirs` that look like credentials (masked inside the view): at the top
+    level by name, and token files nested a few levels down (`gh/hosts.yml`,
+    `.docker/config.json`), looked for in a bounded walk."""
     masks: list[Path] = []
     for directory in dirs:
         try:
@@ -100,6 +130,31 @@ def credential_files(dirs: Iterable[Path]) -> list[Path]:
         for name in names:
             if any(fnmatch.fnmatchcase(name.lower(), p) for p in CREDENTIAL_NAMES):
                 masks.append(directory / name)
+        masks += _nested_tokens(directory, set(masks))
+    return masks
+
+
+def _nested_tokens(directory: Path, found: set[Path]) -> list[Path]:
+    masks: list[Path] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(directory):
+        here = Path(dirpath)
+        depth = len(here.relative_to(directory).parts)
+        if depth >= NESTED_DEPTH:
+            dirnames[:] = []
+        seen += len(dirnames) + len(filenames)
+        if seen > NESTED_LIMIT:
+            break
+        for name in filenames:
+            path = here / name
+            if path in found:
+                continue
+            rel = f"{directory.name}/{path.relative_to(directory).as_posix()}".lower()
+            lowered = name.lower()
+            if any(fnmatch.fnmatchcase(lowered, p) for p in CREDENTIAL_NAMES) or any(
+                rel == p or rel.endswith("/" + p) for p in NESTED_TOKEN_FILES
+            ):
+                masks.append(path)
     return masks
 
 
@@ -110,10 +165,10 @@ def _tool_dir(path: Path, home: Path) -> list[Path]:
     tool_like = path.name in ("bin", "shims") and path.parent != home and in_dot_dir
     base = path.parent if tool_like else path
     if base.name == ".local" and base.parent == home:  # ~/.local/share holds keyrings
-        return [p for p in (base / "bin", base / "lib") if p.is_dir()]
+        return [p for p in (base / "bin", base / "lib") if _is_dir(p)]
     dirs = [base]
     if base.parent == home:
-        dirs += [home / c for c in _COMPANIONS.get(base.name, ()) if (home / c).is_dir()]
+        dirs += [home / c for c in _COMPANIONS.get(base.name, ()) if _is_dir(home / c)]
     return dirs
 
 
@@ -127,6 +182,25 @@ def _home_of(path: Path, homes: list[Path]) -> Path | None:
         parts = path.relative_to(owner).parts
         return owner / parts[0] if parts else owner
     return owner
+
+
+def _is_dir(path: Path) -> bool:
+    """`Path.is_dir` that says False where a parent may not be searched (it raises)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def _searchable(path: Path) -> bool:
+    """Whether this process may look up `path` (every parent searchable)."""
+    try:
+        os.stat(path)
+    except PermissionError:
+        return False
+    except OSError:
+        return True  # absent or broken: skipped like any missing entry
+    return True
 
 
 def _covers_system(path: Path) -> bool:

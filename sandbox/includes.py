@@ -11,8 +11,14 @@ wholly ignored directory as one entry without descending into it: a 200 MB node_
 costs one line. Only a pattern whose fixed directory part lies inside such a directory
 (`build/gen/*.py`) makes us look inside it, and only there.
 
-Secret-looking files (`.env*`, `*.pem`, `*.key`, `credentials*`) are selected only when a
-literal pattern names them; otherwise they are left out and the run says so.
+Secret-looking files (`.env*`, `*.pem`, `*.key`, `credentials*`, `id_rsa*`, `secrets.*`,
+`service-account*.json`, `token*`, `.npmrc`, ...) are selected only when a literal pattern
+names them; otherwise they are left out and the run says so.
+
+Every component of an include's path must resolve inside the repository (a symlinked
+directory inside an ignored one may not lead out of it), and Python bytecode is never brought
+in: a stale `__pycache__/*.pyc` of the checkout (an unchecked-hash one is never compared with
+its source) would make the worktree's tests import old code.
 """
 
 from __future__ import annotations
@@ -27,7 +33,28 @@ from sandbox.gitcli import git, split_z
 from sandbox.ignorefile import IncludePattern, PatternError, last_match, parse_patterns
 
 DEPENDENCY_DIRS = frozenset({"node_modules", ".venv", "venv"})
-SECRET_NAMES = (".env*", "*.pem", "*.key", "credentials*")
+SECRET_NAMES = (
+    ".env*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "credentials*",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    "secrets.*",
+    "secret.*",
+    "service-account*.json",
+    "service_account*.json",
+    "token*",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    ".git-credentials",
+)
+BYTECODE_DIR = "__pycache__"
 INCLUDE_FILE = ".worktreeinclude"
 WALK_LIMIT = 50_000  # entries looked at inside one ignored directory for one pattern
 
@@ -53,15 +80,25 @@ class Found:
 
 
 def looks_secret(name: str) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_NAMES)
+    lowered = name.lower()
+    return any(fnmatch.fnmatchcase(lowered, pattern) for pattern in SECRET_NAMES)
 
 
-def load_patterns(checkout: Path, configured: list[str]) -> list[IncludePattern]:
-    """`.worktreeinclude` then the config key (later lines win, as in one gitignore file)."""
+def is_bytecode(rel: str) -> bool:
+    """A checkout's compiled Python, which must never stand in for the worktree's source."""
+    parts = rel.split("/")
+    return BYTECODE_DIR in parts or parts[-1].endswith((".pyc", ".pyo"))
+
+
+def load_patterns(
+    checkout: Path, configured: list[str], *, include_file: bool = True
+) -> list[IncludePattern]:
+    """`.worktreeinclude` (unless `include_file` is False) then the config key (later lines
+    win, as in one gitignore file)."""
     lines: list[tuple[str, str]] = []
-    include_file = checkout / INCLUDE_FILE
-    if include_file.is_file():
-        text = include_file.read_text(encoding="utf-8", errors="replace")
+    path = checkout / INCLUDE_FILE
+    if include_file and path.is_file():
+        text = path.read_text(encoding="utf-8", errors="replace")
         lines += [(line, INCLUDE_FILE) for line in text.splitlines()]
     lines += [(line, "include") for line in configured]
     try:
@@ -101,6 +138,9 @@ def find_selections(
             continue
         if any(rel.startswith(c + "/") for c, d, _ in chosen if d):
             continue
+        if is_bytecode(rel):
+            found.notes.append(f"left out {rel}: compiled Python is rebuilt from the worktree")
+            continue
         chosen.append((rel, is_dir, decided))
     for rel, _is_dir, decided in chosen:
         secret = looks_secret(rel.rsplit("/", 1)[-1])
@@ -117,6 +157,7 @@ def find_selections(
         found.selections.append(selection)
         if selection.is_dir:
             found.secrets_masked += _secrets_inside(selection, found.notes)
+            found.secrets_masked += _bytecode_inside(selection)
     return found
 
 
@@ -150,10 +191,10 @@ def _look_inside(
         return {}
     found: dict[str, bool] = {}
     depth = None if "**" in pattern.body else pattern.body.count("/") - prefix.count("/")
-    base = checkout / prefix
+    base = _inside_every_step(checkout, prefix)
     seen = 0
     for dirpath, dirnames, filenames in os.walk(base):
-        rel_dir = Path(dirpath).relative_to(checkout).as_posix()
+        rel_dir = (Path(prefix) / Path(dirpath).relative_to(base)).as_posix()
         level = 0 if dirpath == str(base) else rel_dir.count("/") - prefix.count("/")
         for name in dirnames:
             found[f"{rel_dir}/{name}"] = True
@@ -191,9 +232,19 @@ def _refuse_tracked(checkout: Path, patterns: list[IncludePattern]) -> None:
 
 
 def _select(checkout: Path, rel: str, origin: str, *, explicit: bool) -> Selection:
-    path = checkout / rel
-    source = _inside(checkout, rel) if path.is_symlink() else path
+    source = _inside_every_step(checkout, rel)
     return Selection(rel, source.is_dir(), source, origin, secret=explicit)
+
+
+def _inside_every_step(checkout: Path, rel: str) -> Path:
+    """Where `rel` leads, checked at each component: a symlinked directory on the way (one
+    inside an ignored directory, say) may not lead out of the repository either."""
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    for end in range(1, len(parts) + 1):
+        step = "/".join(parts[:end])
+        if (checkout / step).is_symlink():
+            _inside(checkout, step)
+    return _inside(checkout, rel) if parts else checkout
 
 
 def _inside(checkout: Path, rel: str) -> Path:
@@ -228,6 +279,20 @@ def _secrets_inside(selection: Selection, notes: list[str]) -> list[str]:
             f"({', '.join(secrets[:3])}); name them exactly to bring them in"
         )
     return secrets
+
+
+def _bytecode_inside(selection: Selection) -> list[str]:
+    """`__pycache__` directories inside an included directory, hidden from commands."""
+    found: list[str] = []
+    for dirpath, dirnames, _filenames in os.walk(selection.source):
+        rel_dir = Path(dirpath).relative_to(selection.source).as_posix()
+        inner = selection.rel if rel_dir == "." else f"{selection.rel}/{rel_dir}"
+        if BYTECODE_DIR in dirnames:
+            found.append(f"{inner}/{BYTECODE_DIR}")
+            dirnames.remove(BYTECODE_DIR)
+        if len(found) > WALK_LIMIT:
+            break
+    return found
 
 
 def _glob_escape(text: str) -> str:

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-_SHADOWING = ("bind", "ro-bind", "tmpfs", "dev", "proc")
+_SHADOWING = ("bind", "ro-bind", "tmpfs", "dev", "proc", "tmp-overlay")
 
 
 @dataclass(frozen=True)
 class Mount:
-    op: str  # bind | ro-bind | tmpfs | dir | dev | proc | remount-ro
+    op: str  # bind | ro-bind | tmpfs | dir | dev | proc | remount-ro | overlay-src | tmp-overlay
     dest: Path
     source: Path | None = None
     perms: int | None = None
@@ -34,6 +34,11 @@ class MountPlan:
 
     def rw(self, source: Path, dest: Path) -> None:
         self._with_parents(Mount("bind", dest, source))
+
+    def tmp_overlay(self, source: Path, dest: Path) -> None:
+        """bwrap 0.9+: `source` at `dest` with a throwaway writable layer over it."""
+        self.mounts.append(Mount("overlay-src", source, source))
+        self._with_parents(Mount("tmp-overlay", dest))
 
     def tmpfs(self, dest: Path, perms: int = 0o755, size: int | None = None) -> None:
         self._with_parents(Mount("tmpfs", dest, perms=perms, size=size))
@@ -83,7 +88,9 @@ class MountPlan:
                 args += ["--perms", f"{mount.perms:04o}"]
             if mount.size is not None:
                 args += ["--size", str(mount.size)]
-            if mount.source is not None:
+            if mount.op == "overlay-src" and mount.source is not None:
+                args += ["--overlay-src", str(mount.source)]
+            elif mount.source is not None:
                 args += [f"--{mount.op}", str(mount.source), str(mount.dest)]
             else:
                 args += [f"--{mount.op}", str(mount.dest)]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox.access import denied_below
 from sandbox.acl import NOBODY_UID, grants
 from sandbox.editables import (
     EditableInstall,
@@ -28,7 +29,7 @@ from sandbox.editables import (
     test_command_venv,
     venv_base_prefix,
 )
-from sandbox.includes import IncludeError, find_selections, load_patterns
+from sandbox.includes import IncludeError, Selection, find_selections, load_patterns
 from sandbox.materialize import place
 from sandbox.submodules import Submodule, check_out_submodules
 
@@ -143,7 +144,8 @@ def prepare_tree_environment(
     tree: Path, *, include: list[str], sandbox_mode: str, test_cmd: str | None = None
 ) -> RepoEnvironment:
     """The same for a worktree made outside a run (`coder ci`'s trees of one commit):
-    its checkout is found from git, and named secrets never come in."""
+    its checkout is found from git, named secrets never come in, and only `include` names
+    what comes in (the checkout's own `.worktreeinclude` may be a pull request's)."""
     plain = plain_environment(tree)
     return _prepare(
         plain.checkout,
@@ -155,6 +157,7 @@ def prepare_tree_environment(
         allow_unverified=False,
         source=None,
         named_secrets=False,
+        include_file=False,
     )
 
 
@@ -169,11 +172,12 @@ def _prepare(
     allow_unverified: bool,
     source: Path | None,
     named_secrets: bool,
+    include_file: bool = True,
 ) -> RepoEnvironment:
     origin = Path(os.path.realpath(source)) if source is not None else checkout
     linked = sandbox_mode == "none"
     try:
-        patterns = load_patterns(origin, include)
+        patterns = load_patterns(origin, include, include_file=include_file)
         found = find_selections(origin, patterns, named_secrets=named_secrets)
     except IncludeError as error:
         raise RepoEnvironmentError(str(error)) from None
@@ -190,6 +194,8 @@ def _prepare(
             )
         warning = f"unverified: {what}, so commands import your checkout, not the worktree"
     notes = list(found.notes)
+    if not linked and shared_uid == NOBODY_UID and os.geteuid() == 0:
+        found.selections = _readable_by(NOBODY_UID, origin, found.selections, notes)
     try:
         placed = place(found.selections, worktree, linked=linked, masked=set(found.secrets_masked))
     except OSError as error:
@@ -231,6 +237,30 @@ def _prepare(
         notes=notes,
         unverified_warning=warning,
     )
+
+
+def _readable_by(
+    uid: int, origin: Path, selections: list[Selection], notes: list[str]
+) -> list[Selection]:
+    """The included paths the command's user may read on the host (a copy or a bind would
+    otherwise hand it what the permissions deny; dependency directories are checked when
+    the privileges are chosen, sandbox/privileges.py)."""
+    kept: list[Selection] = []
+    for selection in selections:
+        denied = (
+            None
+            if selection.origin == "dependency"
+            else denied_below(origin, selection.source, uid, uid)
+        )
+        if denied is None:
+            kept.append(selection)
+        else:
+            where = denied.relative_to(origin).as_posix()
+            notes.append(
+                f"left out {selection.rel}: commands run as uid {uid}, which may not read "
+                f"{where} in your checkout"
+            )
+    return kept
 
 
 def git_layout(root: Path) -> GitLayout | None:

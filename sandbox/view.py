@@ -10,11 +10,13 @@ In order (later mounts shadow earlier ones, see sandbox/mounts.py):
   checkout the run's checkout is a linked worktree of);
 - the worktree, writable, at the user's checkout path, so the user's tree is hidden behind it
   and editable installs, venv shebangs and absolute paths resolve to the worktree; over it,
-  read-only, the checkout's dependency directories (node_modules, .venv, ...) with a tmpfs
-  over their caches;
+  the checkout's dependency directories (node_modules, .venv, ...), writable through an
+  overlay whose writes are thrown away (sandbox/overlay.py), or where the host offers none,
+  read-only with a tmpfs over their caches;
 - git: the worktree's `.git` file replaced by one naming `/run/coder/git/worktrees/<name>`,
-  the repository's git directory read-only at /run/coder/git with each config replaced by a
-  copy without credentials (sandbox/gitconfig.py) and other runs' worktrees hidden;
+  and at /run/coder/git, read-only, only what the run's worktree needs of the repository's
+  git directory (sandbox/gitview.py: no index, stash, reflogs, hooks or other worktrees),
+  each config replaced by a copy without credentials (sandbox/gitconfig.py);
   submodule clones borrow their objects from /run/coder/modules/<i>;
 - last, /dev/null over every host Unix socket still reachable (sandbox/sockets.py).
 """
@@ -22,11 +24,12 @@ In order (later mounts shadow earlier ones, see sandbox/mounts.py):
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.gitconfig import write_scrubbed
+from sandbox.gitview import GitDirs, bind_git_dir
 from sandbox.mounts import MountPlan
 from sandbox.repo_env import RepoEnvironment
 
@@ -49,6 +52,9 @@ class HostFacts:
     credentials: Sequence[Path] = ()  # inside the tools, masked again
     privileged_masks: Sequence[Path] = ()  # shadow-like files, for root without capabilities
     git_configs: Sequence[Path] = ()  # host config files under the git directory
+    home: Path | None = None  # the harness user's, where its tool configuration lives
+    tool_copies: Mapping[Path, Path] | None = None  # config file -> its scrubbed copy
+    tool_binds: Sequence[Path] = ()  # shown read-only as they are (corepack's cache)
 
 
 def covered_roots(facts: HostFacts) -> list[Path]:
@@ -66,8 +72,11 @@ def build_view(
     tmp_bytes: int,
     scratch: Path,
     sockets: Sequence[Path] = (),
+    writable: Mapping[Path, Path | None] | None = None,
 ) -> MountPlan:
-    """The mounts for one command; `scratch` is a directory for the synthesized files."""
+    """The mounts for one command; `scratch` is a directory for the synthesized files.
+    `writable`: exposed directories (by source) made writable, each with the merged
+    overlay to bind (None: bwrap's own `--tmp-overlay`)."""
     plan = MountPlan()
     plan.ro(Path("/"))
     plan.special("dev", Path("/dev"))
@@ -92,13 +101,29 @@ def build_view(
         plan.ro(tool)
     for path in facts.credentials:
         plan.mask(path, is_dir=path.is_dir())
-    _worktree(plan, env)
+    _tool_config(plan, facts)
+    _worktree(plan, env, writable or {})
     _git(plan, env, facts, scratch)
     for socket in sockets:
         for inside in plan.visible_at(socket):
             plan.ro(Path("/dev/null"), inside)
     plan.seal()
     return plan
+
+
+def _tool_config(plan: MountPlan, facts: HostFacts) -> None:
+    """The user's tool configuration, scrubbed (sandbox/toolconfig.py), at its own path and
+    under the private HOME, whose directories stay writable for the tools."""
+    for path in facts.tool_binds:
+        plan.ro(path)
+    if facts.home is None:
+        return
+    for original, copy in (facts.tool_copies or {}).items():
+        rel = original.relative_to(facts.home)
+        plan.ro(copy, original)
+        for parent in reversed(rel.parents[:-1]):
+            plan.dir(PRIVATE_HOME / parent, perms=0o777)
+        plan.ro(copy, PRIVATE_HOME / rel)
 
 
 def _other_trees(env: RepoEnvironment, covered: Sequence[Path]) -> list[Path]:
@@ -117,13 +142,23 @@ def _other_trees(env: RepoEnvironment, covered: Sequence[Path]) -> list[Path]:
     return [p for p in found if p != Path("/") and not _under(p, covered)]
 
 
-def _worktree(plan: MountPlan, env: RepoEnvironment) -> None:
+def _worktree(plan: MountPlan, env: RepoEnvironment, writable: Mapping[Path, Path | None]) -> None:
     checkout = env.checkout
     plan.rw(env.worktree, checkout)
     for exposure in env.exposed:
-        plan.ro(exposure.source, checkout / exposure.rel)
+        inside = checkout / exposure.rel
+        if exposure.source not in writable:
+            plan.ro(exposure.source, inside)
+            continue
+        merged = writable[exposure.source]
+        if merged is None:
+            plan.tmp_overlay(exposure.source, inside)
+        else:
+            plan.rw(merged, inside)
+    overlaid = [checkout / e.rel for e in env.exposed if e.source in writable]
     for cache in env.caches:
-        plan.tmpfs(checkout / cache, perms=0o1777, size=_SMALL_TMPFS * 4)
+        if not _under(checkout / cache, overlaid):
+            plan.tmpfs(checkout / cache, perms=0o1777, size=_SMALL_TMPFS * 4)
     for rel in env.masked:
         plan.mask(checkout / rel, is_dir=(checkout / rel).is_dir())
 
@@ -144,14 +179,12 @@ def _git(plan: MountPlan, env: RepoEnvironment, facts: HostFacts, scratch: Path)
     gitfile = _write(scratch / "gitfile", f"gitdir: {GIT_VIEW / name}\n")
     plan.ro(gitfile, inside)
     plan.dir(GIT_VIEW.parent)
-    plan.ro(git.common_dir, GIT_VIEW)
+    bind_git_dir(plan, GitDirs(git.common_dir, git.worktree_dir), GIT_VIEW, scratch)
     for index, config in enumerate(facts.git_configs):
         copy = scratch / f"config-{index}"
         write_scrubbed(config, copy)  # per command: the config may have changed
         os.chmod(copy, 0o644)
         plan.ro(copy, GIT_VIEW / config.relative_to(git.common_dir))
-    if (git.common_dir / "coder-worktrees").is_dir():
-        plan.tmpfs(GIT_VIEW / "coder-worktrees", perms=0o555, size=1 << 20)
     for index, module in enumerate(env.submodules):
         alternates = env.worktree / module.rel / ".git" / "objects" / "info" / "alternates"
         if not alternates.is_file() or not module.objects.is_dir():

@@ -29,6 +29,7 @@ from coder.ci.suite import (
     compare_runs,
     run_suite,
     tree_sandbox,
+    trusted_include,
 )
 from coder.ci.trees import commit_tree
 from contracts.result import PullRequestRecord
@@ -79,7 +80,8 @@ def run_fix(options: FixOptions) -> FixReport:
     """Test at head; if something fails, run the agent and push a verified fix."""
     repo = options.repo.resolve()
     target = _check_inputs(repo, options)
-    head_suite, command = _suite_at(repo, target.head, options, ref=options.head)
+    trusted = target.base or target.head  # without a PR the commit is the repository's own
+    head_suite, command = _suite_at(repo, target.head, options, ref=options.head, trusted=trusted)
     report = FixReport(
         status="tests_pass", message="", head=target.head, test_cmd=command, pr=target.record()
     )
@@ -90,7 +92,7 @@ def run_fix(options: FixOptions) -> FixReport:
     new: list[str] = []
     if target.base is not None:
         base_suite, _ = _suite_at(
-            repo, target.base, options, ref=options.base or "", command=command
+            repo, target.base, options, ref=options.base or "", trusted=trusted, command=command
         )
         new, _fixed = compare_runs(head_suite, base_suite)
         if not new and not base_suite.run.passed:
@@ -202,9 +204,16 @@ def _pr_branch(options: FixOptions, event: EventInfo) -> str:
 
 
 def _suite_at(
-    repo: Path, commit: str, options: FixOptions, *, ref: str, command: str | None = None
+    repo: Path,
+    commit: str,
+    options: FixOptions,
+    *,
+    ref: str,
+    trusted: str,
+    command: str | None = None,
 ) -> tuple[SuiteOutcome, str]:
-    """The tests at `commit`; `command` given, it is used as is (base runs what head ran)."""
+    """The tests at `commit`; `command` given, it is used as is (base runs what head ran).
+    `trusted`: the commit whose configuration chooses what is brought in (the base)."""
     with commit_tree(repo, commit) as tree:
         choice = choose_test_command(command or options.test_cmd, tree)
         for warning in choice.warnings:
@@ -214,7 +223,9 @@ def _suite_at(
                 "no test command: pass --test-cmd or set test_cmd in [tool.coder] / .coder.toml"
             )
         command = choice.command.command
-        sandbox = tree_sandbox(tree, options.sandbox, command, options.warn)
+        sandbox = tree_sandbox(
+            tree, options.sandbox, command, options.warn, include=trusted_include(repo, trusted)
+        )
         suite = run_suite(
             sandbox, tree, command, ref=ref, commit=commit, timeout_s=choice.timeout_s
         )

@@ -34,6 +34,7 @@ from coder.ci.suite import (
     compare_runs,
     run_suite,
     tree_sandbox,
+    trusted_include,
 )
 from coder.ci.symbols import call_sites, file_symbol_changes
 from coder.ci.trees import commit_tree
@@ -171,14 +172,23 @@ def _tests(
             note="no test command found: pass --test-cmd or set test_cmd in [tool.coder]"
         )
     command = choice.command.command
-    head_suite = _run(tree, command, options, head, options.head, choice.timeout_s, warnings)
+    head_suite = _run(
+        tree, command, options, head, options.head, choice.timeout_s, warnings, trusted=base
+    )
     section = SuiteReport(
         command=command, command_source=choice.command.source, head=head_suite.run
     )
     if options.compare_base:
         with commit_tree(repo, base) as base_tree:
             base_suite = _run(
-                base_tree, command, options, base, options.base, choice.timeout_s, warnings
+                base_tree,
+                command,
+                options,
+                base,
+                options.base,
+                choice.timeout_s,
+                warnings,
+                trusted=base,
             )
         section.base = base_suite.run
         section.new_failures, section.fixed = compare_runs(head_suite, base_suite)
@@ -193,10 +203,16 @@ def _run(
     ref: str,
     timeout_s: float,
     warnings: list[str],
+    *,
+    trusted: str,
 ) -> SuiteOutcome:
+    """`trusted`: the commit whose configuration chooses what the sandbox brings in."""
+
     def warn(line: str) -> None:
         if line not in warnings:
             warnings.append(line)
 
-    sandbox = tree_sandbox(tree, options.sandbox, command, warn)
+    sandbox = tree_sandbox(
+        tree, options.sandbox, command, warn, include=trusted_include(options.repo, trusted)
+    )
     return run_suite(sandbox, tree, command, ref=ref, commit=commit, timeout_s=timeout_s)

@@ -8,16 +8,19 @@ runner prints them) let a base run tell new failures from old ones.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from coder.ci.errors import CiInputError
+from coder.ci.gitrefs import git
 from coder.ci.report import SuiteRun
 from coder.config import ConfigError, detect_test_cmd, load_repo_config
 from coder.verdict.run import run_tests
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
+from sandbox.includes import INCLUDE_FILE
 from sandbox.repo_env import RepoEnvironmentError, prepare_tree_environment
 from summarizers.logs import compact_log
 
@@ -59,19 +62,44 @@ def choose_test_command(flag: str | None, tree: Path) -> CommandChoice:
     return CommandChoice(None, timeout, warnings)
 
 
+def trusted_include(repo: Path, commit: str | None) -> list[str]:
+    """What the trusted commit (the PR's base; nothing without one) names to bring in: its
+    `.worktreeinclude` lines, then its config's `include`. A pull request's own
+    `.worktreeinclude` or `include` never counts: it would choose which of the CI
+    checkout's ignored files (`config/creds.json`) its tests, and so its output, may read."""
+    if commit is None:
+        return []
+    with tempfile.TemporaryDirectory(prefix="coder-trusted-config-") as scratch:
+        folder = Path(scratch)
+        for name in (INCLUDE_FILE, ".coder.toml", "pyproject.toml"):
+            spec = f"{commit}:{name}"
+            if git(repo, "cat-file", "-t", spec, check=False).strip() == "blob":
+                (folder / name).write_text(git(repo, "show", spec), encoding="utf-8")
+        lines = []
+        if (folder / INCLUDE_FILE).is_file():
+            lines = (folder / INCLUDE_FILE).read_text(encoding="utf-8").splitlines()
+        try:
+            config = load_repo_config(folder)
+        except ConfigError:
+            config = None
+    return [*lines, *((config.include if config else None) or [])]
+
+
 def tree_sandbox(
-    tree: Path, mode: str, command: str | None, warn: Callable[[str], None] | None
+    tree: Path,
+    mode: str,
+    command: str | None,
+    warn: Callable[[str], None] | None,
+    *,
+    include: list[str],
 ) -> Sandbox:
     """The sandbox for a tree of one commit, with the checkout's environment as a run gets
-    it (dependencies, `include`, submodules); a problem is a CiInputError."""
-    try:
-        config = load_repo_config(tree)
-    except ConfigError:
-        config = None  # choose_test_command already said so
+    it (dependencies, submodules, and what `include` names: trusted_include, never the
+    tree's own config); a problem is a CiInputError."""
     try:
         environment = prepare_tree_environment(
             tree,
-            include=(config.include if config else None) or [],
+            include=include,
             sandbox_mode=mode,
             test_cmd=command,
         )

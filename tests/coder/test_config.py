@@ -117,3 +117,17 @@ def test_an_in_repository_venv_runs_pytest(tmp_path):
     (worktree / "tests" / "test_x.py").write_text("")
     assert detect_test_cmd(worktree) == "python -m pytest -q"
     assert detect_test_cmd(worktree, checkout=tmp_path) == ".venv/bin/python -m pytest -q"
+
+
+@pytest.mark.parametrize("path", [".worktreeinclude", ".coder.toml", ".coder", ".coder/runs/x"])
+def test_what_decides_later_runs_is_protected_by_default(tmp_path, path):
+    """A step that wrote `.worktreeinclude` would choose what the next run brings in."""
+    from coder.config import confinement
+    from sandbox.policy import PathPolicy
+
+    (tmp_path / ".coder.toml").write_text('protected = ["docs/**"]\n')
+    _mode, protected, _warnings = confinement(
+        load_repo_config(tmp_path), sandbox_flag=None, always_protected=[]
+    )
+    decision = PathPolicy(tmp_path, None, protected=protected).check(path, write=True)
+    assert not decision.allowed

@@ -33,6 +33,7 @@ def test_only_the_allowlist_and_fixed_values_pass() -> None:
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUNBUFFERED": "1",
         "GIT_OPTIONAL_LOCKS": "0",
+        "PYTHONPYCACHEPREFIX": "/tmp/pycache",
     }
 
 

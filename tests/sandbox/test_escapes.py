@@ -3,12 +3,9 @@ home directories, root's power over host files, /etc/shadow. Real bubblewrap, re
 
 from __future__ import annotations
 
-import importlib
 import os
 import shutil
 import socket
-import subprocess
-import sys
 import textwrap
 import uuid
 from collections.abc import Iterator
@@ -19,6 +16,7 @@ import pytest
 from sandbox.confine import make_sandbox
 from tests.sandbox.confined import confined, needs_bwrap
 from tests.sandbox.gitrepos import make_repo
+from tests.sandbox.nobody import readable_site, run_as_nobody, system_python_matches
 
 pytestmark = needs_bwrap
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -211,55 +209,13 @@ _NON_ROOT_HARNESS = textwrap.dedent(
 def test_a_non_root_harness_keeps_its_own_uid(tmp_path: Path, visible_base: Path) -> None:
     """bwrap's user namespace: the user's uid, no capabilities, homes hidden all the same.
     Run by `nobody` with the system python, given copies of the pure-Python dependencies."""
-    system_python = Path("/usr/bin/python3")
-    version = (
-        subprocess.run(
-            [str(system_python), "-c", "import sys; print(sys.version_info[:2])"],
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        if system_python.exists()
-        else ""
-    )
-    if version != str(sys.version_info[:2]) or shutil.which("setpriv") is None:
+    if not system_python_matches():
         pytest.skip("needs /usr/bin/python3 of this version and setpriv")
-    site = visible_base / "site"
-    site.mkdir()
-    for name in (
-        "pydantic",
-        "pydantic_core",
-        "typing_extensions",
-        "annotated_types",
-        "typing_inspection",
-    ):
-        module = Path(importlib.import_module(name).__file__ or "")
-        if module.name == "__init__.py":
-            shutil.copytree(module.parent, site / module.parent.name)
-        else:
-            shutil.copy(module, site)
+    site = readable_site(visible_base)
     root = visible_base / "root"
     root.mkdir()
     root.chmod(0o777)
-    done = subprocess.run(
-        [
-            "setpriv",
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            str(system_python),
-            "-c",
-            _NON_ROOT_HARNESS,
-            str(root),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(visible_base),
-            "PYTHONPATH": f"{REPO_ROOT}:{site}",
-        },
-    )
+    done = run_as_nobody(_NON_ROOT_HARNESS, [str(root)], site, home=visible_base)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [
         "65534",
@@ -291,3 +247,45 @@ def test_a_socket_that_vanishes_before_the_mount_does_not_fail_the_command(
         result = c.run("echo ran")
     assert result.exit_code == 0 and result.output == "ran\n"
     assert len(lookups) == 2
+
+
+_UNSEARCHABLE_PATH = textwrap.dedent(
+    """\
+    import sys
+    from pathlib import Path
+    from sandbox.confine import make_sandbox
+    root = Path(sys.argv[1])
+    box = make_sandbox("bwrap", root, warn=lambda note: print("warning:", note))
+    print(box.run("echo ran", cwd=root, timeout_s=30).output, end="")
+    """
+)
+
+
+@as_root
+def test_a_non_root_harness_with_an_unsearchable_path_entry_warns_once(
+    visible_base: Path,
+) -> None:
+    """A PATH entry under a directory the user may not enter (root's 0700 home) is left
+    out with one warning, not a PermissionError traceback."""
+    if not system_python_matches():
+        pytest.skip("needs /usr/bin/python3 of this version and setpriv")
+    closed = visible_base / "closed"
+    (closed / ".tool" / "bin").mkdir(parents=True)
+    closed.chmod(0o700)
+    site = readable_site(visible_base)
+    root = visible_base / "root"
+    root.mkdir()
+    root.chmod(0o777)
+    entry = str(closed / ".tool" / "bin")
+    done = run_as_nobody(
+        _UNSEARCHABLE_PATH,
+        [str(root)],
+        site,
+        home=closed,
+        path=f"{entry}:/usr/bin:/bin",
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stdout.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and entry in warnings[0], done.stdout
+    assert done.stdout.splitlines()[-1] == "ran"

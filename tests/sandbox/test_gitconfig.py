@@ -70,3 +70,26 @@ def test_an_unreadable_config_becomes_empty(tmp_path: Path) -> None:
 def test_render_groups_consecutive_keys_of_one_section() -> None:
     entries = [ConfigEntry("core.bare", "false"), ConfigEntry("core.filemode", None)]
     assert render(entries) == '[core]\n\tbare = "false"\n\tfilemode\n'
+
+
+def test_secret_keys_and_includes_are_withheld(tmp_path: Path) -> None:
+    included = tmp_path / "private.inc"
+    included.write_text("[user]\n\tsigningkey = T0KEN9\n")
+    source = tmp_path / "config"
+    source.write_text(
+        "[sendemail]\n\tsmtpPass = T0KEN5\n\tsmtpServer = mail.example.com\n"
+        "[github]\n\ttoken = T0KEN6\n\tuser = octo\n"
+        "[hub]\n\toauthtoken = T0KEN7\n"
+        f"[include]\n\tpath = {included}\n"
+        f'[includeIf "gitdir:/"]\n\tpath = {included}\n'
+        "[svn]\n\tpassword = T0KEN8\n"
+    )
+    target = tmp_path / "scrubbed"
+    write_scrubbed(source, target)
+    text = target.read_text()
+    assert "T0KEN" not in text and "private.inc" not in text, text
+    kept = read_entries(target)
+    assert kept is not None
+    assert [e.key for e in kept] == ["sendemail.smtpserver", "github.user"]
+    listed = run_git(tmp_path, "config", "--file", str(target), "--includes", "--list")
+    assert "T0KEN" not in listed

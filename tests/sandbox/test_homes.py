@@ -72,3 +72,25 @@ def test_hidden_homes_cover_root_home_and_home(tmp_path: Path) -> None:
     assert tmp_path.resolve() in homes or any(tmp_path.resolve().is_relative_to(h) for h in homes)
     assert Path("/") not in homes and Path("/usr") not in homes and Path("/var") not in homes
     assert all(not a.is_relative_to(b) for a in homes for b in homes if a != b)  # outermost only
+
+
+def test_token_files_nested_in_tool_directories_are_masked(tmp_path: Path) -> None:
+    home = tmp_path / "home" / "dev"
+    for rel in (
+        ".cargo/bin/cargo",
+        ".cargo/credentials.toml",
+        ".config/gh/hosts.yml",
+        ".config/gh/config.yml",
+        ".docker/config.json",
+        ".docker/cli-plugins/docker-compose",
+        ".nvm/etc/auth.json",
+    ):
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text("x")
+    masks = credential_files([home / ".cargo", home / ".config", home / ".docker", home / ".nvm"])
+    assert sorted(p.relative_to(home).as_posix() for p in masks) == [
+        ".cargo/credentials.toml",
+        ".config/gh/hosts.yml",
+        ".docker/config.json",
+        ".nvm/etc/auth.json",
+    ]

@@ -67,3 +67,18 @@ def test_masks_hide_files_and_directories() -> None:
     assert plan.visible_at(Path("/etc/shadow")) == []
     assert plan.visible_at(Path("/etc/ssl/private/key.pem")) == []
     assert "--remount-ro" in plan.argv()
+
+
+def test_a_tmp_overlay_is_given_as_bwrap_0_9_spells_it() -> None:
+    """bubblewrap 0.9+: the source first, then the writable throwaway layer at the target;
+    what is bound over the target later still shadows it."""
+    plan = MountPlan()
+    plan.ro(Path("/"))
+    plan.tmp_overlay(Path("/home/u/p/node_modules"), Path("/home/u/p/node_modules"))
+    assert plan.argv()[-4:] == [
+        "--overlay-src",
+        "/home/u/p/node_modules",
+        "--tmp-overlay",
+        "/home/u/p/node_modules",
+    ]
+    assert plan.visible_at(Path("/home/u/p/node_modules/x.sock")) == []

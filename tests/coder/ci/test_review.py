@@ -254,3 +254,43 @@ def test_a_removed_positional_parameter_is_breaking_with_its_reason(tmp_path: Pa
     assert [(c["path"], c["line"]) for c in change["call_sites"]] == [("app.py", 1), ("app.py", 5)]
     text = _review(repo, "--no-tests").stdout
     assert "`natural_list` signature changed (parameter `items` removed)" in text
+
+
+def test_a_pull_requests_include_never_brings_the_ci_checkouts_ignored_files(
+    tmp_path: Path,
+) -> None:
+    """The PR names `config/creds.json` (ignored, on the CI machine only) in its
+    `.worktreeinclude` and its `include`, and its test prints it: only what the base's
+    configuration names comes in, so the secret never reaches the report."""
+    repo = tmp_path / "repo"
+    init_repo(repo)
+    write(
+        repo,
+        {
+            ".gitignore": "config/\n",
+            ".coder.toml": 'include = ["config/app.json"]\n',
+            "test_show.py": (
+                "import pathlib\n\ndef test_show():\n"
+                "    for name in ('app.json', 'creds.json'):\n"
+                "        p = pathlib.Path('config') / name\n"
+                "        print(name, p.read_text() if p.exists() else 'absent')\n"
+                "    assert False\n"
+            ),
+        },
+    )
+    commit_all(repo, "base")
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(
+        repo,
+        {
+            ".coder.toml": 'include = ["config/app.json", "config/creds.json"]\n',
+            ".worktreeinclude": "config/creds.json\n",
+        },
+    )
+    commit_all(repo, "the PR")
+    write(repo, {"config/creds.json": "SECRET-CREDS\n", "config/app.json": "APP-OK\n"})
+    result = _review(repo, "--format", "json", "--test-cmd", FAST_PYTEST + " -s")
+    report = json.loads(result.stdout)
+    log = report["tests"]["head"]["log"]
+    assert "APP-OK" in log and "creds.json absent" in log, log
+    assert "SECRET-CREDS" not in result.stdout + result.stderr

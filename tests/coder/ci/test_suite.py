@@ -76,7 +76,7 @@ def test_the_tree_of_a_commit_sees_the_checkouts_ignored_dependencies(tmp_path: 
         bare = run_suite(
             make_sandbox("auto", tree), tree, "node --test test/", ref="main", commit=head
         )
-        sandbox = tree_sandbox(tree, "auto", "node --test test/", None)
+        sandbox = tree_sandbox(tree, "auto", "node --test test/", None, include=[])
         outcome = run_suite(sandbox, tree, "node --test test/", ref="main", commit=head)
     assert not bare.run.passed and "is-number" in bare.run.log
     assert outcome.run.passed, outcome.run.log
