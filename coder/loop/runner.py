@@ -20,7 +20,7 @@ from coder.config import (
     detect_test_cmd,
     load_repo_config,
 )
-from coder.loop.apply import apply_run, take_hint
+from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
 from coder.loop.context import BatchMasking, ContextPolicy
@@ -536,8 +536,11 @@ def _completed_message(rt: Runtime) -> str:
 def _take(repo: Path, result: RunResult, run_dir: Path, apply: bool) -> str | None:
     """Apply when asked; either way, the line that tells the person where the change went."""
     if not apply:
-        return take_hint(result, run_dir) if result.status == "verified" else None
-    outcome = apply_run(repo, result, run_dir)
+        return take_hint(result, run_dir, repo) if result.status == "verified" else None
+    try:
+        outcome = apply_run(repo, result, run_dir)
+    except ApplyInputError as exc:
+        outcome = ApplyOutcome(False, f"not applied: {exc}", "the run's files disagree")
     if not outcome.applied:
         result.message += f"; not applied: {outcome.reason}"
         save_result(run_dir, result)
