@@ -56,7 +56,7 @@ class RepoConfig(BaseModel):
     """Context tokens of a phase past which old tool outputs are masked, in one batch."""
 
 
-DEFAULT_PROTECTED = [".github/**", ".coder.toml"]
+DEFAULT_PROTECTED = [".github/**", ".coder.toml", ".coder"]
 CONFIG_TABLE = ("pyproject.toml", ("tool", "coder"))
 """Where else configuration lives: protected as a table, so other pyproject edits stay allowed."""
 

@@ -31,6 +31,7 @@ from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
 from coder.loop.resume_point import ResumePoint
+from coder.loop.rundirs import cache_dir, coder_path
 from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
 from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
@@ -155,7 +156,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
     model_spec, model = _model(options, config.model if config else None)
     limits = _limits(options, config, model)
     run_id = options.run_id or new_run_id()
-    run_dir = (options.out_dir or repo / ".coder" / "runs" / run_id).resolve()
+    run_dir = options.out_dir.resolve() if options.out_dir else coder_path(repo, "runs", run_id)
     fresh = _first_missing(run_dir)
     if options.out_dir is not None:
         try:
@@ -392,7 +393,7 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
         with spent.clock("baseline_s"):
             rt.baseline = run_baseline(rt.sandbox, rt.root, rt.test_cmd, rt.limits.cmd_timeout_s)
         rt.trace.emit("baseline", **rt.baseline.event())
-    cache = RepoMapCache(directory=workspace.repo / ".coder" / "cache" / "repomap")
+    cache = RepoMapCache(directory=cache_dir(workspace.repo, "repomap"))
     rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
     own = rt.state.elapsed() - earlier_wall  # this run's time so far, a resumed one's included
     spent.setup_s = earlier.setup_s + own - (spent.baseline_s - earlier.baseline_s)
