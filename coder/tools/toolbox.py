@@ -8,6 +8,7 @@ is told.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -129,7 +130,7 @@ class ToolBox:
         files = worktree_files(self.root)
         if a.glob:
             files = [f for f in files if glob_match(f, a.glob)]
-        text = "\n".join(files[:LIST_LIMIT]) or f"no files match {a.glob!r}"
+        text = "\n".join(map(shown_path, files[:LIST_LIMIT])) or f"no files match {a.glob!r}"
         if len(files) > LIST_LIMIT:
             text += f"\n… {len(files) - LIST_LIMIT} more; narrow the glob"
         gist = masked(f"list_files {a.glob or '(all)'}: {_count(len(files), 'file', 'files')}")
@@ -169,7 +170,7 @@ class ToolBox:
                 files.add(rel)
                 raw += len(rel) + len(str(n)) + len(line) + 3  # as `rel:n: line`, uncut
                 if len(hits) < SEARCH_LIMIT:
-                    hits.append(f"{rel}:{n}: {_hit_text(line)}")
+                    hits.append(f"{shown_path(rel)}:{n}: {_hit_text(line)}")
         unread = (
             f"\n({skipped} file(s) skipped: binary or not decodable as text)" if skipped else ""
         )
@@ -346,3 +347,10 @@ def bad_arguments(tool: str, exc: ValidationError) -> str:
         f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in exc.errors()
     )
     return f"bad arguments for {tool}: {problems}. Use: {usage_line(tool)}"
+
+
+def shown_path(rel: str) -> str:
+    """A path as the model sees it in a listing: as it is, or, when it holds a line break or
+    another unprintable character (a name can, and would read as two entries), quoted as a
+    JSON string, which is also how the model passes it back."""
+    return rel if rel.isprintable() else json.dumps(rel)

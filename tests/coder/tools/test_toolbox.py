@@ -236,3 +236,13 @@ def test_every_output_says_what_it_established_in_one_line(box):
     )
     assert edit.status == "ok" and edit.gist == "", "an edit's answer is never masked"
     assert box.execute("read_file", {"path": "nope.py"}).gist == ""
+
+
+def test_a_file_name_with_a_newline_is_one_quoted_entry(box):
+    odd = "src/a\nb.py"
+    (box.root / odd).write_text("def odd():\n    pass\n")
+    listed = box.execute("list_files", {"glob": "src/**"})
+    assert listed.text.splitlines() == ['"src/a\\nb.py"', "src/app.py"]
+    found = box.execute("search", {"pattern": "def odd"})
+    assert found.text.splitlines()[0] == '"src/a\\nb.py":1: def odd():'
+    assert box.execute("read_file", {"path": odd}).status == "ok"  # the quoted name, as JSON
