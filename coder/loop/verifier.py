@@ -24,6 +24,7 @@ from contracts.validation import CompiledStep
 from sandbox.changes import worktree_files
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
+from sandbox.entries import entry_problems
 from sandbox.gitcli import GitError, git
 from sandbox.globs import glob_match
 from sandbox.pipestatus import with_pipeline_status
@@ -105,6 +106,11 @@ def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
         after = config_table(path.read_text("utf-8", "replace") if path.is_file() else None)
         if before != after:
             outside.append(f"{table_file} [{'.'.join(CONFIG_TABLE[1])}] (protected)")
+    present = [c.path for c in changes if c.kind != "deleted"]
+    entries = entry_problems(env.root, present)
+    if entries:
+        evidence = f"the step left what is never committed: {'; '.join(entries)}"
+        return Check("files_within_scope", "failed", evidence, detail=evidence)
     if outside:
         allowed = ", ".join(step.contract.intended_modification.files)
         evidence = f"changed outside the step's files ({allowed}): {', '.join(outside)}"
