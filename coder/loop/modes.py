@@ -18,6 +18,7 @@ from coder.tools.specs import EXECUTE_TOOLS, REACT_TOOLS
 from contracts.graph import ready_steps
 from contracts.validation import CompiledStep, ValidPlan
 from sandbox.checkpoint import InvalidRollbackRef, resolve_rollback_ref
+from sandbox.gitcli import git, git_ok
 from sandbox.policy import PathPolicy
 from summarizers.diffs import summarize_diff
 from summarizers.tokens import estimate_tokens
@@ -100,11 +101,33 @@ def run_react(rt: Runtime, critique: str = "", phase: str = "react") -> str:
         rt.task, rt.repo_map, rt.test_cmd, rt.budget_left(), critique, baseline
     )
     end = rt.session.run_phase(Phase(phase, REACT_TOOLS, briefing, lambda tool, args: None))
-    if rt.checkpoints.changes_since("HEAD"):
+    if rt.checkpoints.changes_since("HEAD") and withhold_secret_files(rt):
         rt.checkpoints.commit(f"coder: {phase} run")
         if rt.checkpoints.left_out:
             rt.trace.emit("observation", tool=None, status="error", text=oversized_note(rt))
     return str(end.args.get("summary", ""))
+
+
+def withhold_secret_files(rt: Runtime) -> bool:
+    """A file that holds a secret the harness holds never reaches a commit: it is put back as
+    it was, and the trace names it (never the value). Whether anything is left to commit."""
+    changes = rt.checkpoints.changes_since("HEAD")
+    present = [c.path for c in changes if c.kind != "deleted"]
+    holders = rt.trace.redact.scan.files_holding(rt.root, present)
+    for path in holders:
+        if git_ok(["cat-file", "-e", f"HEAD:{path}"], rt.root):
+            git(["checkout", "HEAD", "--", path], rt.root)
+        else:
+            (rt.root / path).unlink()
+    if holders:
+        rt.trace.emit(
+            "observation",
+            tool=None,
+            status="error",
+            text=f"left out of the commit: {', '.join(holders)} held a secret the harness holds "
+            "(an API key or token, in some form)",
+        )
+    return bool(rt.checkpoints.changes_since("HEAD"))
 
 
 def oversized_note(rt: Runtime) -> str:
@@ -168,9 +191,9 @@ def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
 
 def _commit(rt: Runtime, step: CompiledStep, checks: list[Check], status: str = "verified") -> None:
     step_id = step.contract.step_id
-    sha = rt.checkpoints.commit(
-        commit_message(step, rt.session.redact(rt.state.summaries.get(step_id, "")), checks)
-    )
+    withhold_secret_files(rt)  # contract steps never get here with one: scope failed them
+    summary = rt.trace.redact.whole(rt.state.summaries.get(step_id, ""))
+    sha = rt.checkpoints.commit(commit_message(step, summary, checks))
     if rt.checkpoints.left_out:
         rt.trace.emit("observation", tool=None, status="error", text=oversized_note(rt))
     rt.state.step_commits[step_id] = sha

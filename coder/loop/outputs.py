@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coder.loop.secrets import SecretScan
 from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Timing, Tokens
 from sandbox.gitcli import git
 
@@ -27,6 +29,9 @@ def write_outputs(
     final_commit = git(["rev-parse", "HEAD"], rt.root, check=False).decode().strip() or None
     # Bytes, not text: a patch may touch files in any encoding and must apply byte for byte.
     raw_patch = git(["diff", "--binary", workspace.base_commit, "HEAD"], rt.root, check=False)
+    if rt.trace.redact.scan.holds(raw_patch):
+        raw_patch = b""
+        message += "; final.patch withheld: the change holds a secret the harness holds"
     (rt.run_dir / "final.patch").write_bytes(raw_patch)
     patch = raw_patch.decode("utf-8", errors="replace")
     wall = state.elapsed()
@@ -68,7 +73,14 @@ def write_outputs(
 def save_result(run_dir: Path, result: RunResult) -> None:
     """(Re)write result.json: after the run, and when something later adds to it (--apply,
     the PR bot's push)."""
-    (run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    text = result.model_dump_json(indent=2)
+    scan = SecretScan.of_environment()
+    if scan:  # a string that holds a secret, in any form this scan knows, is withheld
+        data = json.loads(text)
+        kept = scan.withhold(data)
+        if kept != data:
+            text = json.dumps(kept, indent=2, ensure_ascii=False)
+    (run_dir / "result.json").write_text(text + "\n", encoding="utf-8")
 
 
 def _timing(spent: Spent, wall: float) -> Timing:

@@ -17,6 +17,7 @@ import regex
 
 from coder.config import CONFIG_TABLE, config_table
 from coder.loop.baseline import Baseline
+from coder.loop.secrets import SecretScan
 from coder.loop.testruns import TestRun, judge, named_by, run_tests
 from coder.tools.textfile import NotText, decode_file
 from contracts import invariants as inv
@@ -107,6 +108,14 @@ def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
         if before != after:
             outside.append(f"{table_file} [{'.'.join(CONFIG_TABLE[1])}] (protected)")
     present = [c.path for c in changes if c.kind != "deleted"]
+    holders = SecretScan.of_environment().files_holding(env.root, present)
+    if holders:
+        evidence = (
+            f"{', '.join(holders)} holds a secret the harness holds (an API key or token, in "
+            "some form: plain, reversed, encoded, spaced or compressed); it is never committed: "
+            "take it out"
+        )
+        return Check("files_within_scope", "failed", evidence, detail=evidence)
     entries = entry_problems(env.root, present)
     if entries:
         evidence = f"the step left what is never committed: {'; '.join(entries)}"
