@@ -44,6 +44,13 @@ LOCK_WAIT_S = 60.0
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
+def is_run_branch(branch: str) -> bool:
+    """`coder/<run-id>`: the only branches a run works on (a resumed run keeps the branch of
+    the run it continues, so the id may be an earlier run's)."""
+    prefix, _, run_id = branch.partition("/")
+    return prefix == "coder" and RUN_ID.fullmatch(run_id) is not None
+
+
 class ApplyInputError(Exception):
     """Not a run directory, one whose files disagree with its branch, or a repository that is
     not the run's: one line, exit 2."""
@@ -108,10 +115,10 @@ def apply_run(
 
 def run_change(repo: Path, result: RunResult, run_dir: Path) -> Change:
     """The run's change as its own branch holds it; the run's files must agree with it."""
-    branch = f"coder/{result.run_id}"
-    if not RUN_ID.fullmatch(result.run_id) or result.branch != branch:
+    branch = result.branch
+    if not is_run_branch(branch):
         raise ApplyInputError(
-            f"{run_dir}: result.json names branch {result.branch!r}, not the run's own "
+            f"{run_dir}: result.json names branch {branch!r}, not a run's own "
             f"coder/<run-id>; only a run's own branch is taken"
         )
     try:

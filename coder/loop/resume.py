@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from coder.loop.apply import RUN_ID
+from coder.loop.apply import is_run_branch
 from coder.loop.approval import Reviewer
 from coder.loop.resume_point import ResumePoint
 from coder.loop.runner import RunOptions, RunOutcome, run_task
@@ -194,7 +194,7 @@ def _check_branch(saved: SavedRun, repo: Path) -> None:
     names, such as `main`, is never worked on), and where the run left it: its verified steps
     exactly as they were."""
     branch = saved.branch
-    if not RUN_ID.fullmatch(saved.run_id) or branch != f"coder/{saved.run_id}":
+    if not is_run_branch(branch):
         raise UsageError(
             f"{STATE_FILE} of run {saved.run_id!r} names branch {branch!r}, not the run's own "
             "coder/<run-id>; a run is resumed only on its own branch"

@@ -162,4 +162,4 @@ def test_a_result_naming_another_branch_is_refused(tmp_path):
     result["branch"] = "main"
     (out / "result.json").write_text(json.dumps(result))
     said = coder("apply", str(out), "--repo", str(repo))
-    assert said.returncode == 2 and "not the run's own coder/<run-id>" in said.stderr
+    assert said.returncode == 2 and "not a run's own coder/<run-id>" in said.stderr

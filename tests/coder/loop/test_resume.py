@@ -11,6 +11,7 @@ from calcrepo import FIX_STEP, plan
 from gitrepo import git, make_repo, snapshot
 from plansupport import ADD_SUB, BROKEN_ADD, FIX_TURNS, SUB, SUB_TURNS
 
+from coder.loop.apply import apply_run_dir
 from coder.loop.resume import ResumeOptions, resume_task
 from coder.loop.runner import RunOptions, run_task
 from coder.loop.trace import read_trace
@@ -240,6 +241,8 @@ def test_a_run_directory_outside_the_repository_needs_repo(calc_repo, script, tm
         ResumeOptions(moved, model=script(*SUB_TURNS), max_turns=10, repo=calc_repo)
     )
     assert outcome.result.status == "verified"
+    applied = apply_run_dir(outcome.run_dir)  # a resumed run keeps the branch it continued
+    assert applied.applied, applied.line
 
 
 def test_a_run_killed_before_its_state_is_not_called_a_plan_session(calc_repo, script):
