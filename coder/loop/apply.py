@@ -223,8 +223,7 @@ def _record(run_dir: Path, result: RunResult, applied: bool) -> None:
         result.message += note
     elif not applied:
         result.message = result.message.replace(note, "")
-    if (run_dir / "result.json").exists() or run_dir.is_dir():
-        save_result(run_dir, result)
+    save_result(run_dir, result)
 
 
 def _few(paths: list[str]) -> str:
