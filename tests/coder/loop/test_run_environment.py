@@ -72,7 +72,9 @@ def test_repository_config_cannot_drop_the_default_protection(calc_repo, script)
     )
     writes = [e for e in events if e["type"] == "observation" and e["tool"] == "write_file"]
     assert [w["status"] for w in writes] == ["denied", "denied", "denied"]
-    assert any("cannot drop protected paths (.github/**, .coder.toml)" in w for w in warnings)
+    assert any(
+        "cannot drop protected paths (.github/**, .coder.toml, .coder)" in w for w in warnings
+    )
 
 
 def test_a_step_that_changes_the_tool_coder_table_fails_scope(calc_repo, script) -> None:
