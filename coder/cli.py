@@ -301,7 +301,9 @@ def _finish(outcome: RunOutcome, console: Console, json_out: bool) -> NoReturn:
             print(result.model_dump_json(indent=2))
         else:
             console.print(f"run directory: {markup_safe(outcome.run_dir)}", highlight=False)
-        if outcome.take:
+        if outcome.take and outcome.take.startswith("not applied"):
+            _warn(outcome.take)  # loud, on stderr: the run verified, its change is not in the tree
+        elif outcome.take:
             console.print(markup_safe(outcome.take), highlight=False, soft_wrap=True)
         if _resumable(outcome):
             console.print(
@@ -358,20 +360,31 @@ def _warn(line: str) -> None:
 @app.command("apply")
 def apply_change(
     run_dir: Annotated[Path, typer.Argument(help="A finished run's directory.")],
+    repo: Annotated[
+        Path | None,
+        typer.Option(help="The repository to apply to (default: the one RUN_DIR lies in)."),
+    ] = None,
 ) -> None:
     """Take a verified run's change into your working tree, with --apply's checks.
 
-    Exit 0 applied; 1 not applied (the reason is printed); 2 not a run directory."""
+    Exit 0 applied; 1 not applied (the reason is printed); 2 not a run directory, or run files
+    that disagree with the run's branch; 130 interrupted (before the switch: nothing changed)."""
     from coder.loop.apply import ApplyInputError, apply_run_dir
 
+    def announce(line: str) -> None:
+        err.print(markup_safe(line), highlight=False, soft_wrap=True)
+
     try:
-        outcome = apply_run_dir(run_dir)
+        outcome = apply_run_dir(run_dir, repo, announce)
     except ApplyInputError as exc:
         fail(str(exc))
+    except KeyboardInterrupt:
+        err.print("interrupted: nothing applied", highlight=False)
+        raise typer.Exit(130) from None
     Console(stderr=not outcome.applied).print(
         markup_safe(outcome.line), highlight=False, soft_wrap=True
     )
-    raise typer.Exit(0 if outcome.applied else 1)
+    raise typer.Exit(130 if outcome.interrupted else 0 if outcome.applied else 1)
 
 
 @app.command()

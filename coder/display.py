@@ -5,7 +5,10 @@ A stop reason, a plan, a file name or a command's output can carry terminal cont
 its own result line; OSC 8 plants hidden links; OSC 0 retitles the window) and rich markup
 (`[len(c) for c in x]` would lose its brackets, `[/]` would end a style). Everything that came
 from outside the harness passes through `plain` before it reaches a terminal, and through
-`markup_safe` when it is printed inside rich markup.
+`markup_safe` when it is printed inside rich markup. A field is one line: a newline (or any
+other character a terminal or `splitlines` breaks a line at: CR, VT, FF, FS/GS/RS, NEL, U+2028,
+U+2029) inside a stop reason or a file name is shown as an escape (`\\n`), so text from outside
+cannot draw a line of its own, such as a fake "verified (completed)" result line.
 """
 
 from __future__ import annotations
@@ -35,6 +38,26 @@ _CONTROLS = re.compile(
 )
 
 
+_LINE_BREAKS = {
+    "\n": "\\n",
+    "\r": "\\r",
+    "\v": "\\v",
+    "\f": "\\f",
+    "\x1c": "\\x1c",
+    "\x1d": "\\x1d",
+    "\x1e": "\\x1e",
+    "\x85": "\\x85",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+_BREAKS = re.compile("[" + "".join(_LINE_BREAKS) + "]")
+
+
+def one_line(text: str) -> str:
+    """`text` on one line: every line break in it shown as its escape."""
+    return _BREAKS.sub(lambda found: _LINE_BREAKS[found.group()], text)
+
+
 def plain(text: str) -> str:
     """`text` without control sequences or characters; tabs and newlines stay."""
     if text.isprintable():
@@ -43,8 +66,9 @@ def plain(text: str) -> str:
 
 
 def markup_safe(text: object) -> str:
-    """Outside text to put inside a rich markup string: shown exactly as printable text."""
-    return escape(plain(str(text)))
+    """Outside text to put inside a rich markup string: shown exactly as printable text, on
+    one line."""
+    return escape(plain(one_line(str(text))))
 
 
 def map_strings(value: Any, fn: Callable[[str], str]) -> Any:

@@ -196,7 +196,7 @@ def _row(table: Table, e: dict[str, Any], attempt: dict[str, int]) -> None:
         )
     elif kind == "plan_rejected":
         table.add_row(
-            "(plan)", "", "validation", "[red]rejected[/]", m(_clip("\n".join(e["problems"])))
+            "(plan)", "", "validation", "[red]rejected[/]", m(_clip("; ".join(e["problems"])))
         )
 
 

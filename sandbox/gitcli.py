@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -136,6 +137,28 @@ def git_concurrently(cwd: Path, *commands: Sequence[str]) -> list[bytes]:
             raise GitError(args, proc.returncode, err.decode("utf-8", errors="replace"))
         outputs.append(out)
     return outputs
+
+
+def git_detached(
+    args: Sequence[str], cwd: Path, *, env: Mapping[str, str], pass_fds: Sequence[int] = ()
+) -> tuple[int, str]:
+    """Run git in a session of its own, holding `pass_fds` open: a signal sent to the caller's
+    process group (Ctrl-C, a kill of the group) does not stop it half way, a lock passed in
+    stays held until git itself is done even when the caller is killed, and its complaints go
+    to a file, not a pipe a dead caller would break. Exit status and stderr."""
+    with tempfile.TemporaryFile() as errors:
+        done = subprocess.run(
+            ["git", *_SAFE_CONFIG, *args],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            env={**_base_env(), **env},
+            start_new_session=True,
+            pass_fds=tuple(pass_fds),
+        )
+        errors.seek(0)
+        return done.returncode, errors.read().decode("utf-8", errors="replace")
 
 
 def split_z(raw: bytes) -> list[str]:

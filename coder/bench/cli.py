@@ -97,6 +97,16 @@ def bench_command(
         )
     for line in _error_lines(rows):
         console.print(f"[red]error:[/] {markup_safe(line)}", highlight=False)
+    for row in rows:
+        if row.get("kept"):
+            missed = ", ".join(row.get("unexpected") or []) or "kept on request"
+            console.print(
+                markup_safe(
+                    f"kept {row['fixture']}/{row['mode']} (not as expected: {missed}; "
+                    f"{row.get('stop_reason')}: {row.get('message', '')}): {row['kept']}"
+                ),
+                highlight=False,
+            )
     where = f"with {workers} worker(s)"
     if executor.name == "ray":
         where = f"on Ray, {len({r.get('node') for r in rows})} node(s)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,9 @@ class TaskFile(BaseModel):
     """What the fixture exercises (bugfix, refactor, failure classes…)."""
 
 
+EXPECTED_FILE = "expected.json"
+
+
 @dataclass(frozen=True)
 class Fixture:
     name: str
@@ -51,6 +55,16 @@ class Fixture:
 
     def script(self, mode: str) -> Path:
         return self.path / "scripts" / f"{mode}.json"
+
+    def expected(self, mode: str) -> dict[str, object] | None:
+        """What `expected.json` beside the fixtures says this mode's run ends as, if it says."""
+        table = self.path.parent / EXPECTED_FILE
+        try:
+            data = json.loads(table.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        found = data.get(self.name, {}).get(mode) if isinstance(data, dict) else None
+        return found if isinstance(found, dict) else None
 
 
 class FixtureError(Exception):

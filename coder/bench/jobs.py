@@ -62,6 +62,7 @@ def result_fields(result: RunResult) -> Row:
     return {
         "claimed_success": result.status == "verified",
         "stop_reason": result.stop_reason,
+        "message": result.message,
         "steps": sum(1 for s in result.steps if s.status in ("verified", "done_unverified")),
         "rollbacks": result.rollbacks,
         "revisions": result.revisions,

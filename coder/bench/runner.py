@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -17,6 +18,8 @@ from coder.bench.layout import lay_out
 from sandbox.gitcli import git
 
 ACCEPTANCE_TIMEOUT_S = 120.0
+KEEP_ALL_ENV = "CODER_BENCH_KEEP"
+"""Set (to anything): every run's directory is kept, not only those that missed expected.json."""
 FIXTURE_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"}
 """Fixtures use no third-party pytest plugins; loading the host's costs up to seconds a run."""
 
@@ -45,6 +48,7 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
 
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix=f"coder-bench-{fixture.name}-{mode}-"))
+    keep = False
     try:
         repo = _make_repo(fixture, work / "repo")
         options = RunOptions(
@@ -84,7 +88,7 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
         resolved = acceptance.exit_code == 0 and not acceptance.timed_out
         claimed = result.status == "verified"
         evidence = gather(work / "run", result, repo)
-        return _row(
+        row = _row(
             fixture,
             mode,
             **result_fields(result),
@@ -93,8 +97,23 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
             wall_s=round(time.monotonic() - started, 3),
             **judged(evidence, resolved),
         )
+        git(["worktree", "remove", "--force", str(judge)], repo, check=False)
+        unexpected = unexpected_fields(row, fixture.expected(mode))
+        if unexpected or os.environ.get(KEEP_ALL_ENV):
+            keep = True  # the run directory and its repository: enough to find out why
+            row.update(unexpected=unexpected, kept=str(work))
+            (work / "acceptance.log").write_text(acceptance.output, encoding="utf-8")
+        return row
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def unexpected_fields(row: dict[str, Any], expected: dict[str, object] | None) -> list[str]:
+    """The fields of `row` that differ from the fixture's expected outcome (none expected: [])."""
+    if not expected:
+        return []
+    return sorted(k for k, v in expected.items() if row.get(k) != v)
 
 
 def _row(fixture: Fixture, mode: str, **fields: Any) -> dict[str, Any]:

@@ -242,11 +242,15 @@ def _run_and_push(
     report: FixReport,
 ) -> FixReport:
     from coder.config import DEFAULT_PROTECTED
+    from coder.loop.rundirs import coder_path
     from coder.loop.runner import RunOptions, UsageError, run_task
     from sandbox.workspace import new_run_id
 
     run_id = new_run_id()
-    out_dir = options.out_dir or repo / ".coder" / "runs" / run_id
+    try:
+        out_dir = options.out_dir or coder_path(repo, "runs", run_id)
+    except UsageError as exc:
+        raise CiInputError(str(exc)) from None
     model = _model_spec(options)
     with _repo_at(repo, target.head) as run_repo:
         try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import html
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -216,5 +216,9 @@ def _patch(patch: str) -> str:
 
 
 def _text(text: str | None) -> str:
-    """Model-written text as plain text in the comment: no HTML that could unfold a block."""
-    return html.escape(" ".join((text or "").split()), quote=False)
+    """Model-written text as inert text in the comment: one code span, so no link, image,
+    autolink, mention or HTML in it is rendered (none clickable, none unfolding a block)."""
+    flat = " ".join((text or "").split())
+    ticks = "`" * (1 + max((len(run) for run in re.findall("`+", flat)), default=0))
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{ticks}{pad}{flat}{pad}{ticks}"

@@ -120,6 +120,13 @@ class Journal:
         record.failures = dict(state.failures)
         if self.rt.baseline is not None and record.baseline is None:
             record.baseline = saved_baseline(self.rt.baseline)
+        scan = self.rt.trace.redact.scan
+        if scan:  # a string that holds a secret the harness holds is withheld, whatever its form
+            data = record.model_dump(mode="json")
+            kept = scan.withhold(data)
+            if kept != data:
+                save_run(self.rt.run_dir, type(record).model_validate(kept))
+                return
         save_run(self.rt.run_dir, record)
 
 

@@ -22,6 +22,7 @@ from contracts.graph import ready_steps
 from contracts.validation import CompiledStep, ValidPlan
 from sandbox.attempts import REF_PREFIX, save_attempt
 from sandbox.checkpoint import ChangeTooLarge, InvalidRollbackRef, resolve_rollback_ref
+from sandbox.gitcli import git, git_ok
 from sandbox.policy import PathPolicy
 from summarizers.diffs import summarize_diff
 from summarizers.tokens import estimate_tokens
@@ -118,7 +119,7 @@ def run_react(rt: Runtime, critique: str = "", phase: str = "react") -> str:
         rt.task, rt.repo_map, rt.test_cmd, rt.budget_left(), critique, baseline
     )
     end = rt.session.run_phase(Phase(phase, REACT_TOOLS, briefing, lambda tool, args: None))
-    if rt.checkpoints.changes_since("HEAD"):
+    if rt.checkpoints.changes_since("HEAD") and withhold_secret_files(rt):
         try:
             rt.checkpoints.commit(f"coder: {phase} run")
         except ChangeTooLarge as refused:
@@ -127,6 +128,28 @@ def run_react(rt: Runtime, critique: str = "", phase: str = "react") -> str:
         if rt.checkpoints.left_out:
             rt.trace.emit("observation", tool=None, status="error", text=oversized_note(rt))
     return str(end.args.get("summary", ""))
+
+
+def withhold_secret_files(rt: Runtime) -> bool:
+    """A file that holds a secret the harness holds never reaches a commit: it is put back as
+    it was, and the trace names it (never the value). Whether anything is left to commit."""
+    changes = rt.checkpoints.changes_since("HEAD")
+    present = [c.path for c in changes if c.kind != "deleted"]
+    holders = rt.trace.redact.scan.files_holding(rt.root, present)
+    for path in holders:
+        if git_ok(["cat-file", "-e", f"HEAD:{path}"], rt.root):
+            git(["checkout", "HEAD", "--", path], rt.root)
+        else:
+            (rt.root / path).unlink()
+    if holders:
+        rt.trace.emit(
+            "observation",
+            tool=None,
+            status="error",
+            text=f"left out of the commit: {', '.join(holders)} held a secret the harness holds "
+            "(an API key or token, in some form)",
+        )
+    return bool(rt.checkpoints.changes_since("HEAD"))
 
 
 def oversized_note(rt: Runtime) -> str:
@@ -213,10 +236,10 @@ def _discard(rt: Runtime, why: str) -> None:
 
 def _commit(rt: Runtime, step: CompiledStep, checks: list[Check], status: str = "verified") -> None:
     step_id = step.contract.step_id
+    withhold_secret_files(rt)  # contract steps never get here with one: scope failed them
+    summary = rt.trace.redact.whole(rt.state.summaries.get(step_id, ""))
     try:
-        sha = rt.checkpoints.commit(
-            commit_message(step, rt.session.redact(rt.state.summaries.get(step_id, "")), checks)
-        )
+        sha = rt.checkpoints.commit(commit_message(step, summary, checks))
     except ChangeTooLarge as refused:
         _discard(rt, str(refused))
         rt.state.record_checks(

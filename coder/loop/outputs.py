@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coder.loop.secrets import SecretScan
 from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Timing, Tokens
 from sandbox.gitcli import git, git_to_file
 
@@ -30,9 +32,13 @@ def write_outputs(
     state = rt.state
     final_commit = git(["rev-parse", "HEAD"], rt.root, check=False).decode().strip() or None
     # Bytes, not text: a patch may touch files in any encoding and must apply byte for byte.
-    # Written by git straight to the file: the harness never holds a patch of any size.
+    # Written by git straight to the file: the harness never holds a patch of any size beyond
+    # the secret scan, which a step's change bound keeps bounded.
     final_patch = rt.run_dir / "final.patch"
     git_to_file(["diff", "--binary", workspace.base_commit, "HEAD"], rt.root, final_patch)
+    if rt.trace.redact.scan.holds(final_patch.read_bytes()):
+        final_patch.write_bytes(b"")
+        message += "; final.patch withheld: the change holds a secret the harness holds"
     patch = inline_patch(final_patch)
     wall = state.elapsed()
     timing = _timing(state.spent, wall)
@@ -81,7 +87,14 @@ def inline_patch(final_patch: Path, cap: int = PATCH_INLINE_BYTES) -> str:
 def save_result(run_dir: Path, result: RunResult) -> None:
     """(Re)write result.json: after the run, and when something later adds to it (--apply,
     the PR bot's push)."""
-    (run_dir / "result.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    text = result.model_dump_json(indent=2)
+    scan = SecretScan.of_environment()
+    if scan:  # a string that holds a secret, in any form this scan knows, is withheld
+        data = json.loads(text)
+        kept = scan.withhold(data)
+        if kept != data:
+            text = json.dumps(kept, indent=2, ensure_ascii=False)
+    (run_dir / "result.json").write_text(text + "\n", encoding="utf-8")
 
 
 def _timing(spent: Spent, wall: float) -> Timing:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from coder.loop.baseline import BaselineUnrunnable
 from coder.loop.planning import plan_phase
+from coder.loop.rundirs import coder_path
 from coder.loop.runner import RunOptions, open_run, prepare, top_level
 from coder.loop.runtime import Runtime
 from coder.loop.state import RunStop, Terminated
@@ -40,7 +41,11 @@ def plan_task(options: RunOptions, out: Path | None = None) -> PlanOutcome:
     if options.plan_file is not None or options.approve or options.resume is not None:
         raise UsageError("coder plan writes a plan; --plan, --approve and resume are for coder run")
     run_id = options.run_id or new_run_id()
-    target = (out or top_level(options.repo.resolve()) / PLANS_DIR / f"{run_id}.json").resolve()
+    target = (
+        out.resolve()
+        if out
+        else coder_path(top_level(options.repo.resolve()), "plans") / f"{run_id}.json"
+    )
     if target.is_dir():
         raise UsageError(f"--out {out} is a directory; give the plan file's path")
     options = replace(options, run_id=run_id, mode="contract", apply=False, session="plan")

@@ -13,11 +13,13 @@ the trace writes it.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 from collections.abc import Mapping
 from urllib.parse import quote
 
+from coder.loop.secrets import WITHHELD, SecretScan
 from sandbox.environment import is_secret_name
 
 MIN_SECRET_LEN = 8
@@ -34,11 +36,28 @@ class Redactor:
         pieces = [re.escape(s) for s in sorted(exact, key=len, reverse=True)]
         pieces += [_breakable(f) for f in sorted(encoded, key=len, reverse=True)]
         self._pattern = re.compile("|".join(pieces)) if pieces else None
+        self.scan = SecretScan(self.secrets)
+        """The forms redaction cannot locate exactly (reversed, spaced, split, base32, …)."""
 
     def __call__(self, text: str) -> str:
         if self._pattern is None:
             return text
         return self._pattern.sub("[redacted]", text)
+
+    def whole(self, text: str) -> str:
+        """`text` redacted, or withheld whole when a secret is still in it in another form."""
+        redacted = self(text)
+        return WITHHELD if self.scan.holds(redacted) else redacted
+
+    def record(self, line: str) -> str:
+        """A JSON line redacted; a string in it that still holds a secret is withheld (each
+        string judged as itself, its line breaks as line breaks, not as JSON escapes)."""
+        redacted = self(line)
+        if not self.scan:
+            return redacted
+        data = json.loads(redacted)
+        kept = self.scan.withhold(data)
+        return redacted if kept == data else json.dumps(kept, ensure_ascii=False)
 
 
 def encoded_forms(secret: str) -> set[str]:

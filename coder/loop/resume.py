@@ -15,13 +15,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from coder.loop.apply import is_run_branch
 from coder.loop.approval import Reviewer
 from coder.loop.resume_point import ResumePoint
 from coder.loop.runner import RunOptions, RunOutcome, run_task
-from coder.loop.trace import Listener
+from coder.loop.trace import Listener, read_trace
 from coder.loop.usage import UsageError
 from contracts.result import STATUS_FOR_REASON
-from contracts.saved_run import RESUMABLE, SavedRun, SavedRunError, load_saved_run
+from contracts.saved_run import (
+    RESUMABLE,
+    STATE_FILE,
+    SavedRun,
+    SavedRunError,
+    load_saved_run,
+)
 from contracts.validation import ValidPlan, validate_plan
 from sandbox.gitcli import GitError, git_line, git_ok
 from sandbox.workspace import WorkspaceError, run_in_progress
@@ -70,7 +77,7 @@ def resume_task(options: ResumeOptions) -> RunOutcome:
             base_url=options.base_url,
             mode=saved.mode,
             test_cmd=saved.test_cmd,
-            sandbox=options.sandbox or saved.sandbox,
+            sandbox=options.sandbox,  # confinement comes from the command line only
             allow_unverified=saved.allow_unverified,
             out_dir=options.out_dir,
             record=options.record,
@@ -96,11 +103,8 @@ def _saved(run_dir: Path) -> SavedRun:
     try:
         saved = load_saved_run(run_dir)
     except SavedRunError as exc:
-        if (run_dir / "trace.jsonl").is_file() and not (run_dir / "state.json").exists():
-            raise UsageError(
-                f"{run_dir} holds no state.json (a `coder plan` session, or a run from before "
-                "`coder resume`): there is nothing to resume"
-            ) from None
+        if (run_dir / "trace.jsonl").is_file() and not (run_dir / STATE_FILE).exists():
+            raise UsageError(_no_state(run_dir)) from None
         raise UsageError(str(exc)) from None
     if saved.resumed_by:
         raise UsageError(
@@ -114,25 +118,46 @@ def _saved(run_dir: Path) -> SavedRun:
     return saved
 
 
+def _no_state(run_dir: Path) -> str:
+    """Why a run directory with a trace has no state.json, as its trace tells it."""
+    started = next(
+        (e for e in read_trace(run_dir / "trace.jsonl") if e["type"] == "run_started"), {}
+    )
+    if started.get("session") == "plan":
+        return f"{run_dir} is a `coder plan` session (no state.json): there is nothing to resume"
+    return (
+        f"{run_dir} holds no state.json: the run was killed before it saved its state (nothing "
+        "was verified yet), so there is nothing to resume; start it again with coder run"
+    )
+
+
 def _repository(saved: SavedRun, run_dir: Path, given: Path | None) -> Path:
-    """The run's repository: where it was made, unless it moved (then where RUN_DIR or --repo
-    says); the repository must hold the run's base commit."""
+    """The run's repository, from the command line: --repo, else the repository whose
+    `.coder/runs/` holds RUN_DIR. What state.json records only has to agree with it (a run is
+    resumed in its own repository) and helps the person name it; the repository must hold the
+    run's base commit."""
     recorded = Path(saved.repo)
-    home = _top(recorded)
     holder = _top(run_dir.parents[2]) if _in_runs_dir(run_dir) else None
     candidate = _top(given) if given is not None else None
     if given is not None and candidate is None:
         raise UsageError(f"--repo {given} is not a git repository")
-    for other, where in ((candidate, "--repo names"), (holder, "RUN_DIR lies in")):
-        if other is not None and home is not None and other != home:
-            raise UsageError(
-                f"run {saved.run_id} was made in repository {home}, but {where} {other}; "
-                "a run is resumed only in its own repository"
-            )
-    repo = home or candidate or holder
+    if candidate is not None and holder is not None and candidate != holder:
+        raise UsageError(
+            f"--repo names {candidate}, but RUN_DIR lies in {holder}; a run is resumed only in "
+            "its own repository"
+        )
+    repo = candidate or holder
     if repo is None:
         raise UsageError(
-            f"run {saved.run_id}'s repository {recorded} is gone; if it moved, pass --repo PATH"
+            f"{run_dir} is not in a repository's .coder/runs/: name the run's repository with "
+            f"--repo PATH (the run says it was made in {recorded})"
+        )
+    where = "--repo names" if candidate is not None else "RUN_DIR lies in"
+    home = _top(recorded)
+    if home is not None and home != repo:
+        raise UsageError(
+            f"run {saved.run_id} was made in repository {home}, but {where} {repo}; "
+            "a run is resumed only in its own repository"
         )
     if not git_ok(["cat-file", "-e", f"{saved.base_commit}^{{commit}}"], repo):
         raise UsageError(
@@ -165,8 +190,15 @@ def _check_resumable(saved: SavedRun, repo: Path) -> None:
 
 
 def _check_branch(saved: SavedRun, repo: Path) -> None:
-    """The branch must be where the run left it: its verified steps exactly as they were."""
+    """The branch must be the run's own, `coder/<run-id>` (state.json is data: a branch it
+    names, such as `main`, is never worked on), and where the run left it: its verified steps
+    exactly as they were."""
     branch = saved.branch
+    if not is_run_branch(branch):
+        raise UsageError(
+            f"{STATE_FILE} of run {saved.run_id!r} names branch {branch!r}, not the run's own "
+            "coder/<run-id>; a run is resumed only on its own branch"
+        )
     try:
         now = git_line(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], repo)
     except GitError:

@@ -20,7 +20,7 @@ from coder.config import (
     detect_test_cmd,
     load_repo_config,
 )
-from coder.loop.apply import apply_run, take_hint
+from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
 from coder.loop.context import BatchMasking, ContextPolicy
@@ -31,6 +31,7 @@ from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
 from coder.loop.resume_point import ResumePoint
+from coder.loop.rundirs import cache_dir, coder_path
 from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
 from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
@@ -157,7 +158,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
     model_spec, model = _model(options, config.model if config else None)
     limits = _limits(options, config, model)
     run_id = options.run_id or new_run_id()
-    run_dir = (options.out_dir or repo / ".coder" / "runs" / run_id).resolve()
+    run_dir = options.out_dir.resolve() if options.out_dir else coder_path(repo, "runs", run_id)
     fresh = _first_missing(run_dir)
     if options.out_dir is not None:
         try:
@@ -407,7 +408,7 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
                 allow_no_tests=rt.allow_no_tests,
             )
         rt.trace.emit("baseline", **rt.baseline.event())
-    cache = RepoMapCache(directory=workspace.repo / ".coder" / "cache" / "repomap")
+    cache = RepoMapCache(directory=cache_dir(workspace.repo, "repomap"))
     rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
     own = rt.state.elapsed() - earlier_wall  # this run's time so far, a resumed one's included
     spent.setup_s = earlier.setup_s + own - (spent.baseline_s - earlier.baseline_s)
@@ -566,8 +567,11 @@ def _completed_message(rt: Runtime) -> str:
 def _take(repo: Path, result: RunResult, run_dir: Path, apply: bool) -> str | None:
     """Apply when asked; either way, the line that tells the person where the change went."""
     if not apply:
-        return take_hint(result, run_dir) if result.status == "verified" else None
-    outcome = apply_run(repo, result, run_dir)
+        return take_hint(result, run_dir, repo) if result.status == "verified" else None
+    try:
+        outcome = apply_run(repo, result, run_dir)
+    except ApplyInputError as exc:
+        outcome = ApplyOutcome(False, f"not applied: {exc}", "the run's files disagree")
     if not outcome.applied:
         result.message += f"; not applied: {outcome.reason}"
         save_result(run_dir, result)

@@ -37,7 +37,7 @@ class TraceWriter:
             event = {"ts": round(time.time(), 3), "run_id": self.run_id, "seq": self._seq}
             event["type"] = type_
             event.update(payload)
-            line = self.redact(json.dumps(event, default=str, ensure_ascii=False))
+            line = self.redact.record(json.dumps(event, default=str, ensure_ascii=False))
             self._file.write(line + "\n")
             self._file.flush()
         for listener in self._listeners:

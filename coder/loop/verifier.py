@@ -17,6 +17,7 @@ import regex
 from coder.config import CONFIG_TABLE, config_table
 from coder.loop.baseline import Baseline
 from coder.loop.scoping import command_for_paths
+from coder.loop.secrets import SecretScan
 from coder.tools.textfile import NotText, decode_file
 from coder.verdict.evidence import environmental, step_head
 from coder.verdict.judge import Verdict, judge, step_policy
@@ -27,6 +28,7 @@ from contracts.validation import CompiledStep
 from sandbox.changes import worktree_files
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
+from sandbox.entries import entry_problems
 from sandbox.gitcli import GitError, git
 from sandbox.globs import glob_match
 from sandbox.pipestatus import with_pipeline_status
@@ -130,6 +132,19 @@ def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
         after = config_table(path.read_text("utf-8", "replace") if path.is_file() else None)
         if before != after:
             outside.append(f"{table_file} [{'.'.join(CONFIG_TABLE[1])}] (protected)")
+    present = [c.path for c in changes if c.kind != "deleted"]
+    holders = SecretScan.of_environment().files_holding(env.root, present)
+    if holders:
+        evidence = (
+            f"{', '.join(holders)} holds a secret the harness holds (an API key or token, in "
+            "some form: plain, reversed, encoded, spaced or compressed); it is never committed: "
+            "take it out"
+        )
+        return Check("files_within_scope", "failed", evidence, detail=evidence)
+    entries = entry_problems(env.root, present)
+    if entries:
+        evidence = f"the step left what is never committed: {'; '.join(entries)}"
+        return Check("files_within_scope", "failed", evidence, detail=evidence)
     if outside:
         allowed = ", ".join(step.contract.intended_modification.files)
         evidence = f"changed outside the step's files ({allowed}): {', '.join(outside)}"

@@ -8,6 +8,7 @@ is told.
 from __future__ import annotations
 
 import hashlib
+import json
 import shlex
 import time
 from dataclasses import dataclass, replace
@@ -145,7 +146,7 @@ class ToolBox:
         files = worktree_files(self.root)
         if a.glob:
             files = [f for f in files if glob_match(f, a.glob)]
-        text = "\n".join(files[:LIST_LIMIT]) or f"no files match {a.glob!r}"
+        text = "\n".join(map(shown_path, files[:LIST_LIMIT])) or f"no files match {a.glob!r}"
         if len(files) > LIST_LIMIT:
             text += f"\n… {len(files) - LIST_LIMIT} more; narrow the glob"
         gist = masked(f"list_files {a.glob or '(all)'}: {_count(len(files), 'file', 'files')}")
@@ -185,7 +186,7 @@ class ToolBox:
                 files.add(rel)
                 raw += len(rel) + len(str(n)) + len(line) + 3  # as `rel:n: line`, uncut
                 if len(hits) < SEARCH_LIMIT:
-                    hits.append(f"{rel}:{n}: {_hit_text(line)}")
+                    hits.append(f"{shown_path(rel)}:{n}: {_hit_text(line)}")
         unread = (
             f"\n({skipped} file(s) skipped: binary or not decodable as text)" if skipped else ""
         )
@@ -412,3 +413,10 @@ def _capped_lines(lines: list[str], start: int, end: int, path: str) -> tuple[li
         shown.append(line)
         total += len(line) + 1
     return shown, end
+
+
+def shown_path(rel: str) -> str:
+    """A path as the model sees it in a listing: as it is, or, when it holds a line break or
+    another unprintable character (a name can, and would read as two entries), quoted as a
+    JSON string, which is also how the model passes it back."""
+    return rel if rel.isprintable() else json.dumps(rel)

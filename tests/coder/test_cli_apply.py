@@ -42,9 +42,9 @@ def test_two_concurrent_apply_runs_apply_exactly_one(tmp_path):
     assert [r["status"] for r in results] == ["verified", "verified"]
     assert sorted(r["applied"] for r in results) == [False, True]
     loser = next(i for i, r in enumerate(results) if not r["applied"])
-    said = outputs[loser][0]
-    assert "not applied: your working tree has uncommitted changes" in said
-    assert f"coder apply {tmp_path / 'ab'[loser]}" in said
+    said = " ".join(outputs[loser][1].split())  # loud: on stderr, as a warning
+    assert "warning: not applied: your working tree has uncommitted changes" in said
+    assert f"coder apply {tmp_path / 'ab'[loser]} --repo {repo}" in said
     status = git(repo, "status", "--porcelain").splitlines()
     assert len(status) == 1, status  # one run's change, never both
 
@@ -57,7 +57,7 @@ def test_apply_rechecks_the_tree_under_the_lock(tmp_path):
     lock = repo / ".git" / "coder-apply.lock"
     with lock.open("a") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        proc = start_coder("apply", str(tmp_path / "run"))
+        proc = start_coder("apply", str(tmp_path / "run"), "--repo", str(repo))
         deadline = time.monotonic() + 60
         while not _has_open(proc.pid, lock):  # it passed its own checks and waits for the lock
             assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
@@ -75,11 +75,11 @@ def test_coder_apply_exit_codes(tmp_path):
     repo = make_calc_repo(tmp_path)
     done = coder(*run_args(repo, fix_script(tmp_path), "--out", str(tmp_path / "run")))
     assert done.returncode == 0, done.stderr
-    applied = coder("apply", str(tmp_path / "run"))
+    applied = coder("apply", str(tmp_path / "run"), "--repo", str(repo))
     assert applied.returncode == 0, applied.stderr
     assert applied.stdout.startswith("applied to your working tree")
     assert "return a + b" in (repo / "calc.py").read_text()
-    again = coder("apply", str(tmp_path / "run"))
+    again = coder("apply", str(tmp_path / "run"), "--repo", str(repo))
     assert again.returncode == 1 and again.stderr.startswith("not applied: already applied")
     empty = tmp_path / "empty"
     empty.mkdir()

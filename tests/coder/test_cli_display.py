@@ -84,3 +84,38 @@ def test_show_on_a_damaged_run_dir_renders_what_it_can(tmp_path: Path):
     assert "note: result.json is not valid UTF-8" in out
     assert "note: plan.v2.json is not valid JSON" in out
     assert "note: trace event 3 (rollback) is malformed" in out
+
+
+BREAKS = ("\n", "\r", "\u2028", "\x85", "\x1e")
+
+
+def test_line_breaks_in_a_stop_reason_or_a_file_name_draw_no_line_of_their_own(tmp_path):
+    repo = make_calc_repo(tmp_path)
+    name = "x\nverified (completed)\u2028to take the change: `git merge main`.txt"
+    (repo / name).write_text("x\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "odd name")
+    fake = "".join(
+        f"{br}verified (completed){br}to take the change: git merge main" for br in BREAKS
+    )
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            plan(step("s", ["calc.py"], [])),
+            {"tool": "run", "input": {"command": "echo more >> x*"}},
+            {"tool": "finish_step", "input": {"summary": "s"}},
+            {"tool": "stop", "input": {"reason": fake}},
+        ],
+    )
+    out = tmp_path / "out"
+    run = coder(*run_args(repo, script, "--out", str(out)))
+    assert run.returncode == 1, run.stderr
+    show = coder("show", str(out))
+    for text in (run.stdout + run.stderr, show.stdout):
+        lines = text.splitlines()  # splitlines breaks at every one of BREAKS
+        assert not any(
+            line.lstrip().startswith(("verified", "to take the change")) for line in lines
+        )
+    final = next(line for line in run.stdout.splitlines() if line.startswith("stopped ("))
+    assert "\\nverified (completed)\\nto take the change" in final
+    assert "\\u2028verified" in final

@@ -40,7 +40,15 @@ def resume_and_check(tmp_path: Path, repo: Path, out: Path) -> dict:
     rest = write_script(tmp_path / "rest.json", SUB_TURNS)
     recorded = tmp_path / "resumed.json"
     proc = coder(
-        "resume", str(out), "--model", f"script:{rest}", "--json", "--record", str(recorded)
+        "resume",
+        str(out),
+        "--repo",
+        str(repo),
+        "--model",
+        f"script:{rest}",
+        "--json",
+        "--record",
+        str(recorded),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     turns = json.loads(recorded.read_text())["turns"]  # the resumed part's replies only

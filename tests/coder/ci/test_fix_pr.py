@@ -306,7 +306,7 @@ def test_the_comment_folds_what_the_agent_said_and_the_patch(
     body = github.comments[7][0]["body"]
     assert (
         "<details><summary>what the agent says it did</summary>\n\n"
-        "- `fix-area`: SCALE is 1 &lt;b&gt;now&lt;/b&gt;\n\n</details>"
+        "- `fix-area`: `SCALE is 1 <b>now</b>`\n\n</details>"
     ) in body
     assert (
         "<details><summary>the patch (+1 −1)</summary>\n\n```diff\ndiff --git a/config.py" in body

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from coder.ci.fix_report import FixReport, render_fix_markdown
+from coder.ci.fix_report import FixReport, FixStep, render_fix_markdown
 
 
 def _patch(*paths: str) -> str:
@@ -38,3 +38,22 @@ def test_a_fix_of_tests_alone_says_so_in_the_headline() -> None:
 )
 def test_any_other_fix_keeps_the_plain_headline(patch: str, status: str) -> None:
     assert "tests only" not in _headline(patch, status)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "fixed it, see [the docs](https://evil.example/steal)",
+        "fixed ![x](https://evil.example/pixel.png) and https://evil.example/bare",
+        "`code` then [link](https://evil.example) ``double``",
+        "<a href='https://evil.example'>here</a></details>",
+    ],
+)
+def test_what_the_agent_says_is_one_code_span_nothing_clickable(said: str) -> None:
+    step = FixStep(step_id="s", status="verified", checks=[], summary=said)
+    report = FixReport(status="pushed", message="m", head="0" * 40, patch="", steps=[step])
+    line = next(x for x in render_fix_markdown(report).split("\n") if x.startswith("- `s`: "))
+    span = line.removeprefix("- `s`: ")
+    fence = span[: len(span) - len(span.lstrip("`"))]
+    assert span.endswith(fence) and fence not in span[len(fence) : -len(fence)]
+    assert span[len(fence) : -len(fence)].strip() == said

@@ -50,7 +50,10 @@ def test_verified_run_without_apply_says_how_to_take_it_and_that_advice_works(ca
     assert applied.applied, applied.line
     assert "return a + b" in (calc_repo / "calc.py").read_text()
     again = apply_run_dir(outcome.run_dir)
-    assert not again.applied and again.line == f"not applied: already applied to {calc_repo}"
+    assert not again.applied and again.line == (
+        f"not applied: already applied: your working tree at {calc_repo} holds the change "
+        "(uncommitted)"
+    )
 
 
 def test_head_moved_since_the_base_is_not_applied(calc_repo, script):
@@ -90,7 +93,8 @@ def test_ignored_file_in_the_way_is_a_conflict_not_an_overwrite(calc_repo, scrip
         exclude.write("extra.py\n")
     (calc_repo / "extra.py").write_text("mine\n")
     applied = apply_run_dir(outcome.run_dir)
-    assert not applied.applied and "the patch does not apply" in applied.line
+    assert not applied.applied
+    assert "untracked or ignored paths are where the change writes (extra.py)" in applied.line
     assert (calc_repo / "extra.py").read_text() == "mine\n"
 
 

@@ -11,6 +11,7 @@ from calcrepo import FIX_STEP, plan
 from gitrepo import git, make_repo, snapshot
 from plansupport import ADD_SUB, BROKEN_ADD, FIX_TURNS, SUB, SUB_TURNS
 
+from coder.loop.apply import apply_run_dir
 from coder.loop.resume import ResumeOptions, resume_task
 from coder.loop.runner import RunOptions, run_task
 from coder.loop.trace import read_trace
@@ -192,3 +193,61 @@ def test_resume_refuses_a_run_of_another_repository(calc_repo, script, tmp_path)
     )
     moved.rename(calc_repo)
     guard.check()
+
+
+# state.json is data: resume works only on the run's own branch, confined as the command
+# line says, in the repository the command line names.
+
+
+def edit_state(run_dir: Path, **changes: object) -> None:
+    state = json.loads((run_dir / "state.json").read_text())
+    state.update(changes)
+    (run_dir / "state.json").write_text(json.dumps(state))
+
+
+def test_a_state_naming_main_never_works_on_main(calc_repo, script):
+    old_dir = out_of_turns(calc_repo, script)
+    main = git(calc_repo, "rev-parse", "HEAD").strip()
+    edit_state(old_dir, branch="main", head=main, step_commits={})
+    guard = Untouched(calc_repo, old_dir)
+    refused(
+        ResumeOptions(old_dir, model=script(*SUB_TURNS), max_turns=10),
+        "names branch 'main', not the run's own coder/<run-id>",
+    )
+    guard.check()
+    assert git(calc_repo, "rev-parse", "main").strip() == main
+
+
+def test_a_sandbox_loosened_in_the_state_is_not_taken(calc_repo, script):
+    old_dir = out_of_turns(calc_repo, script)
+    edit_state(old_dir, sandbox="none")
+    outcome = resume_task(ResumeOptions(old_dir, model=script(*SUB_TURNS), max_turns=10))
+    started = next(
+        e for e in read_trace(outcome.run_dir / "trace.jsonl") if e["type"] == "run_started"
+    )
+    assert started["sandbox"] == "bwrap"
+
+
+def test_a_run_directory_outside_the_repository_needs_repo(calc_repo, script, tmp_path):
+    old_dir = out_of_turns(calc_repo, script)
+    moved = tmp_path / "elsewhere" / "run"
+    shutil.copytree(old_dir, moved)
+    message = refused(
+        ResumeOptions(moved, model=script(*SUB_TURNS), max_turns=10),
+        "name the run's repository with --repo PATH",
+    )
+    assert str(calc_repo) in message
+    outcome = resume_task(
+        ResumeOptions(moved, model=script(*SUB_TURNS), max_turns=10, repo=calc_repo)
+    )
+    assert outcome.result.status == "verified"
+    applied = apply_run_dir(outcome.run_dir)  # a resumed run keeps the branch it continued
+    assert applied.applied, applied.line
+
+
+def test_a_run_killed_before_its_state_is_not_called_a_plan_session(calc_repo, script):
+    outcome = run_task(RunOptions(repo=calc_repo, task="t", model=script({"text": "hi"})))
+    (outcome.run_dir / "state.json").unlink()  # as a SIGKILL before the first save leaves it
+    with pytest.raises(UsageError, match="killed before it saved its state") as caught:
+        resume_task(ResumeOptions(outcome.run_dir, model=script(*SUB_TURNS)))
+    assert "coder plan" not in str(caught.value)

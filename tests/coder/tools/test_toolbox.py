@@ -269,3 +269,13 @@ def test_read_file_does_not_load_a_huge_file(box, monkeypatch):
     assert (
         obs.status == "error" and "more than read_file loads" in obs.text and "sed -n" in obs.text
     )
+
+
+def test_a_file_name_with_a_newline_is_one_quoted_entry(box):
+    odd = "src/a\nb.py"
+    (box.root / odd).write_text("def odd():\n    pass\n")
+    listed = box.execute("list_files", {"glob": "src/**"})
+    assert listed.text.splitlines() == ['"src/a\\nb.py"', "src/app.py"]
+    found = box.execute("search", {"pattern": "def odd"})
+    assert found.text.splitlines()[0] == '"src/a\\nb.py":1: def odd():'
+    assert box.execute("read_file", {"path": odd}).status == "ok"  # the quoted name, as JSON
