@@ -7,7 +7,6 @@ changed), 130 interrupted (Ctrl-C or SIGTERM; the message says which).
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import signal
 import sys
@@ -35,6 +34,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 err = LastingConsole(stderr=True, soft_wrap=not sys.stderr.isatty())
 # Options more than one command takes.
@@ -48,7 +49,15 @@ MaxTokens = Annotated[int | None, typer.Option(min=1, help="Token budget for the
 Timeout = Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")]
 CmdTimeout = Annotated[float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")]
 SandboxMode = Annotated[str | None, typer.Option(help="auto | bwrap | none")]
-JsonOut = Annotated[bool, typer.Option("--json", help="Print result.json on stdout.")]
+JsonOut = Annotated[
+    bool, typer.Option("--json", help="Print result.json on stdout (progress goes to stderr).")
+]
+TaskText = Annotated[
+    str | None, typer.Option(help="What to do, in plain words; - reads it from standard input.")
+]
+TaskFile = Annotated[
+    Path | None, typer.Option(metavar="FILE", help="Read the task from this file.")
+]
 AllowUnverified = Annotated[
     bool, typer.Option(help="Keep invariants no rule compiles as advisory.")
 ]
@@ -56,13 +65,32 @@ BaseUrl = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compati
 Record = Annotated[
     Path | None, typer.Option(help="Write the model's replies as a replayable script.")
 ]
-HELP_WIDTH_OFF_TERMINAL = 160
-"""--help piped or captured is laid out this wide instead of rich's 80 columns."""
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from coder.entry import version
+
+        print(f"coder {version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """A coding agent that changes repositories only through verified step contracts."""
 
 
 @app.command()
 def run(
-    task: Annotated[str, typer.Option(help="What to do, in plain words.")],
+    task: TaskText = None,
+    task_file: TaskFile = None,
     repo: Annotated[Path, typer.Option(help="The git repository to work on.")] = Path("."),
     model: ModelSpec = None,
     mode: Annotated[str, typer.Option(help="contract | react | plan | reflect")] = "contract",
@@ -118,12 +146,26 @@ def run(
     approve: Annotated[
         bool, typer.Option(help="Show every plan version and ask before it runs.")
     ] = False,
+    env: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--env",
+            metavar="NAME",
+            help="Let commands see this host variable (repeatable; exact names, even secret-"
+            "looking ones).",
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No live progress; only the result.")
+    ] = False,
 ) -> None:
     """Run the agent on a repository."""
     from coder.loop.runner import RunOptions, run_task
     from coder.progress import ProgressPrinter
+    from coder.task_input import read_task
 
     check_sandbox(sandbox)
+    task = read_task(task, task_file)
     if no_revise and max_revisions is not None:
         fail("--no-revise and --max-revisions contradict each other; give one")
     command_limits = _command_limits(max_memory, max_file_size, max_growth)
@@ -157,6 +199,7 @@ def run(
         revise=not no_revise,
         approve=approve,
         reviewer=_reviewer(console, printer),
+        pass_env=env or [],
     )
     _sigterm_as_interrupt()
     _finish(_usage(lambda: run_task(options)), console, json_out)
@@ -164,7 +207,8 @@ def run(
 
 @app.command("plan")
 def plan_command(
-    task: Annotated[str, typer.Option(help="What to do, in plain words.")],
+    task: TaskText = None,
+    task_file: TaskFile = None,
     repo: Annotated[Path, typer.Option(help="The git repository to plan for.")] = Path("."),
     model: ModelSpec = None,
     out: Annotated[
@@ -184,8 +228,10 @@ def plan_command(
     from coder.loop.runner import RunOptions
     from coder.plan_table import plan_table, plan_title
     from coder.progress import ProgressPrinter
+    from coder.task_input import read_task
 
     check_sandbox(sandbox)
+    task = read_task(task, task_file)
     console = _log_console(False)
     options = RunOptions(
         repo=repo,
@@ -211,8 +257,11 @@ def plan_command(
     console.print(plan_table(outcome.plan, plan_title(outcome.plan)))
     file = markup_safe(outcome.plan_file)
     console.print(f"plan written to {file}", highlight=False, soft_wrap=True)
+    given = (
+        f"--task-file {shlex.quote(str(task_file))}" if task_file else f"--task {shlex.quote(task)}"
+    )
     console.print(
-        f"review or edit it, then: coder run --plan {file} --task {markup_safe(shlex.quote(task))}",
+        f"review or edit it, then: coder run --plan {file} {markup_safe(given)}",
         highlight=False,
         soft_wrap=True,
     )
@@ -575,18 +624,12 @@ def _sigterm_as_interrupt() -> None:
 _mount_ci()
 
 
-def _help_width() -> None:
-    """Rich lays help out 80 columns wide when stdout is no terminal, cutting it short."""
-    import typer.rich_utils
-
-    sized = os.environ.get("TERMINAL_WIDTH") or os.environ.get("COLUMNS")
-    if not sys.stdout.isatty() and not sized:
-        typer.rich_utils.MAX_WIDTH = HELP_WIDTH_OFF_TERMINAL
-
-
 def main() -> None:
-    _help_width()
-    app(args=ray_flag_value(sys.argv[1:]))
+    from typer.main import get_command
+
+    from coder.entry import run_command
+
+    sys.exit(run_command(get_command(app), ray_flag_value(sys.argv[1:])))
 
 
 def ray_flag_value(argv: list[str]) -> list[str]:
