@@ -16,6 +16,7 @@ from coder.tools.toolbox import ToolBox
 from contracts.validation import ValidPlan
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import CommandResult, Sandbox
+from sandbox.environment import NamedEnv
 
 if TYPE_CHECKING:
     from coder.loop.approval import PlanApproval
@@ -33,11 +34,12 @@ class EnvSandbox:
         self.root = inner.root
         self.view_root = inner.view_root
         self.env = dict(env)
+        self.explicit = env.explicit if isinstance(env, NamedEnv) else frozenset()
 
     def run(
         self, command: str, *, cwd: Path, timeout_s: float, env: Mapping[str, str] | None = None
     ) -> CommandResult:
-        merged = {**self.env, **(env or {})}
+        merged = NamedEnv({**self.env, **(env or {})}, explicit=self.explicit)
         return self.inner.run(command, cwd=cwd, timeout_s=timeout_s, env=merged)
 
 
