@@ -409,6 +409,37 @@ def apply_change(
 
 
 @app.command()
+def clean(
+    repo: Annotated[Path, typer.Option(help="The git repository.")] = Path("."),
+    older_than: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            metavar="DAYS",
+            help="Only runs older than this; also removes their run directories.",
+        ),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Remove without asking.")] = False,
+) -> None:
+    """Remove finished runs' coder/* branches (and, with --older-than, old run directories).
+
+    Says what it will remove first, and asks unless --yes; a run going on is never touched."""
+    from coder.clean import CleanInputError
+    from coder.clean import clean as clean_repo
+
+    def say(line: str) -> None:
+        print(plain(line))
+
+    try:
+        status = clean_repo(
+            repo, older_than, yes=yes, ask=input if sys.stdin.isatty() else None, say=say
+        )
+    except CleanInputError as exc:
+        fail(str(exc))
+    raise typer.Exit(status)
+
+
+@app.command()
 def show(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
     """Render a run's trace and result for a person."""
     from coder.show import render_run

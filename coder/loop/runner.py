@@ -190,7 +190,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         if options.resume is not None:
             workspace = options.resume.open_workspace(repo, run_id)
         else:
-            workspace = Workspace.create(repo, run_id)
+            workspace = Workspace.create(repo, run_id, throwaway=options.session == "plan")
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
     test_cmd = options.test_cmd or (config and config.test_cmd) or detect_test_cmd(workspace.path)

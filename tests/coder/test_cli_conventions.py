@@ -14,7 +14,7 @@ from gitrepo import write_script
 
 from coder.cli import app
 
-COMMANDS = [["run"], ["plan"], ["resume"], ["bench"], ["show"], ["ci", "review"]]
+COMMANDS = [["run"], ["plan"], ["resume"], ["bench"], ["show"], ["clean"], ["ci", "review"]]
 
 
 def test_version_prints_the_package_version():
