@@ -170,7 +170,7 @@ def run(
         fail("--no-revise and --max-revisions contradict each other; give one")
     command_limits = _command_limits(max_memory, max_file_size, max_growth)
     console = _log_console(json_out)
-    printer = ProgressPrinter(console)
+    printer = ProgressPrinter(console, quiet=quiet)
     options = RunOptions(
         repo=repo,
         task=task,

@@ -220,7 +220,9 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         _warn(options, note)
     explicit = passed.values.explicit
     sandbox = EnvSandbox(
-        inner, NamedEnv({**COMMAND_ENV, **options.command_env, **passed.values}, explicit=explicit)
+        inner,
+        NamedEnv({**COMMAND_ENV, **options.command_env, **passed.values}, explicit=explicit),
+        watchers=options.listeners,
     )
     with workspace:
         rt = _runtime(
