@@ -440,13 +440,22 @@ def clean(
 
 
 @app.command()
-def show(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
+def show(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Also print the run's whole change.")
+    ] = False,
+    transcript: Annotated[
+        bool,
+        typer.Option("--transcript", help="Also print every model call, tool call and answer."),
+    ] = False,
+) -> None:
     """Render a run's trace and result for a person."""
     from coder.show import render_run
 
     if not (run_dir / "trace.jsonl").is_file() and not (run_dir / "result.json").is_file():
         fail(f"{run_dir} is not a run directory (no trace.jsonl or result.json)")
-    render_run(run_dir, Console())
+    render_run(run_dir, Console(), diff=diff, transcript=transcript)
 
 
 @app.command()
