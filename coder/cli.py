@@ -544,8 +544,16 @@ def bench(
         int, typer.Option(min=1, help="Parallel runs (the CPUs of a local Ray instance).")
     ] = 2,
     json_file: Annotated[
-        Path | None, typer.Option("--json", help="Write runs and summary here.")
+        Path | None,
+        typer.Option("--json", metavar="FILE", help="Write every run and the summary as JSON."),
     ] = None,
+    html_file: Annotated[
+        Path | None,
+        typer.Option("--html", metavar="FILE", help="Write the report as a page with pictures."),
+    ] = None,
+    runs: Annotated[
+        bool, typer.Option("--runs", help="Also print the full runs table and failure classes.")
+    ] = False,
     ray: Annotated[
         str | None,
         typer.Option(
@@ -569,13 +577,25 @@ def bench(
     hints: Annotated[
         bool, typer.Option(help="With --swebench: give the model the instances' hints_text.")
     ] = False,
+    predictions_in: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help="With --swebench: also judge another agent's predictions (SWE-bench JSON Lines).",
+        ),
+    ] = None,
 ) -> None:
     """Run fixtures (or SWE-bench instances) × modes; report what was resolved and what shipped broken."""
     from coder.bench.cli import bench_command
     from coder.bench.swebench_source import SweBenchArgs
 
     if swebench is None:
-        for flag, value in (("--repos", repos), ("--predictions", predictions), ("--hints", hints)):
+        for flag, value in (
+            ("--repos", repos),
+            ("--predictions", predictions),
+            ("--hints", hints),
+            ("--predictions-in", predictions_in),
+        ):
             if value:
                 fail(f"{flag} goes with --swebench FILE")
     elif repos is None:
@@ -585,7 +605,7 @@ def bench(
     if fixtures_dir is None:
         bundled = Path(__file__).resolve().parents[1] / "fixtures"
         fixtures_dir = Path("fixtures") if Path("fixtures").is_dir() else bundled
-    console = Console() if sys.stdout.isatty() else Console(width=160)
+    console = Console()  # the terminal's width, else COLUMNS, else 80: the summary fits 80
     source = (
         SweBenchArgs(swebench, repos, predictions, hints)
         if swebench is not None and repos is not None
@@ -602,6 +622,9 @@ def bench(
             console,
             ray=ray,
             swebench=source,
+            runs=runs,
+            html_file=html_file,
+            predictions_in=predictions_in,
         )
     )
 

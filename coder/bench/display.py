@@ -1,0 +1,94 @@
+"""The bench report as a person reads it at 80 columns: a summary per mode and a fixture ×
+mode grid of marks. The full runs table (`--runs`) and the JSON carry everything else.
+
+Nothing is cut to an ellipsis: a long fixture or mode name (a peer's `model_name_or_path`)
+folds onto the next line of its cell whole.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich import box
+from rich.table import Table
+
+from coder.bench.verdicts import judged_here
+from coder.display import markup_safe
+
+MARKS = {
+    "right": ("✓", "green", "resolved, and the run said so"),
+    "false_failure": ("✓?", "yellow", "resolved, but the run said it failed (false failure)"),
+    "broken": ("✗!", "red", "the run said it succeeded, but it does not resolve (shipped broken)"),
+    "failed": ("✗", "default", "not resolved, and the run said so"),
+    "unjudged": ("?", "default", "not evaluated here, or the job did not run"),
+}
+
+
+def mark(row: dict[str, Any]) -> str:
+    """The grid's mark for one run: which of the five verdict cases it is."""
+    if not judged_here(row):
+        return "unjudged"
+    if row["resolved"]:
+        return "right" if row["claimed_success"] else "false_failure"
+    return "broken" if row["claimed_success"] else "failed"
+
+
+def _ratio(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def summary_view(summary: dict[str, Any]) -> Table:
+    """Per mode: resolved, shipped broken, false failures, precision/recall, tokens, time."""
+    table = Table(title="coder bench: per mode", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("mode", overflow="fold", min_width=min(_longest(summary), 24))
+    for name in (
+        "resolved",
+        "shipped broken",
+        "false failures",
+        "precision",
+        "recall",
+        "mean tokens",
+        "mean time",
+    ):
+        table.add_column(name, justify="right", min_width=max(map(len, name.split())))
+    for mode, s in summary.items():
+        table.add_row(
+            markup_safe(mode),
+            f"{s['resolved']}/{s['runs']}",
+            f"[red]{s['shipped_broken']}[/]" if s["shipped_broken"] else "0",
+            f"[yellow]{s['false_failures']}[/]" if s["false_failures"] else "0",
+            _ratio(s["precision"]),
+            _ratio(s["recall"]),
+            f"{s['mean_tokens']:,.0f}",
+            f"{s['mean_wall_s']:.1f}s",
+        )
+    return table
+
+
+def grid(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> Table:
+    """Fixture (or instance) × mode: one mark per run."""
+    names = list(dict.fromkeys(r["fixture"] for r in rows))
+    cells = {(r["fixture"], r["mode"]): mark(r) for r in rows}
+    table = Table(title="coder bench: each run", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("fixture", overflow="fold", min_width=min(max(map(len, names or [""])), 28))
+    for mode in modes:
+        table.add_column(markup_safe(mode), justify="center", overflow="fold")
+    for name in names:
+        marks = []
+        for mode in modes:
+            case = cells.get((name, mode))
+            if case is None:
+                marks.append("")
+                continue
+            symbol, colour, _ = MARKS[case]
+            marks.append(f"[{colour}]{symbol}[/]")
+        table.add_row(markup_safe(name), *marks)
+    return table
+
+
+def legend() -> str:
+    return "  ".join(f"{symbol} {words}" for symbol, _, words in MARKS.values())
+
+
+def _longest(summary: dict[str, Any]) -> int:
+    return max((len(mode) for mode in summary), default=4)
