@@ -11,7 +11,6 @@ from rich.table import Table
 
 from contracts.validation import ValidPlan
 
-
 FILES_MIN = 30
 """The files column is never narrower than its longest path, up to this many columns."""
 
