@@ -560,7 +560,7 @@ def bench(
             "--ray",
             metavar="[ADDRESS]",
             help="Run each job as a Ray task: on the cluster at ADDRESS (auto, HOST:PORT, "
-            "ray://HOST:PORT), or alone on a Ray instance started here. Needs coder[ray].",
+            "ray://HOST:PORT), or alone on a Ray instance started here. Needs coder-contracts[ray].",
         ),
     ] = None,
     swebench: Annotated[
@@ -603,8 +603,9 @@ def bench(
     elif fixtures_dir is not None:
         fail("give either a fixtures directory or --swebench FILE, not both")
     if fixtures_dir is None:
-        bundled = Path(__file__).resolve().parents[1] / "fixtures"
-        fixtures_dir = Path("fixtures") if Path("fixtures").is_dir() else bundled
+        from coder.bench.bundled import default_fixtures
+
+        fixtures_dir = default_fixtures()
     console = Console()  # the terminal's width, else COLUMNS, else 80: the summary fits 80
     source = (
         SweBenchArgs(swebench, repos, predictions, hints)

@@ -7,20 +7,28 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from coder.loop.baseline import Baseline
 from coder.loop.state import Limits, RunState
 from coder.loop.trace import TraceWriter
 from coder.loop.turns import Session
 from coder.tools.toolbox import ToolBox
+from contracts.result import PlanSource
 from contracts.validation import ValidPlan
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import CommandResult, Sandbox
 from sandbox.environment import NamedEnv
 
-if TYPE_CHECKING:
-    from coder.loop.approval import PlanApproval
+
+class Approval(Protocol):
+    """A person who sees each plan version before it runs (`coder.loop.approval.PlanApproval`);
+    declared here so the runtime needs nothing of the approval, which needs the runtime."""
+
+    def review(
+        self, rt: Runtime, plan: ValidPlan, version: int, source: PlanSource
+    ) -> tuple[ValidPlan, int]: ...
+
 
 COMMAND_ENV = {"PYTEST_ADDOPTS": "-p no:cacheprovider"}
 """pytest's cache directory would show up as a change outside every step's files."""
@@ -88,7 +96,7 @@ class Runtime:
     """The plan a person gave (--plan FILE): the first version, instead of the plan phase."""
     revise: bool = True
     """False (--no-revise): a step that fails verification ends the run."""
-    approval: PlanApproval | None = None
+    approval: Approval | None = None
     """Set with --approve: every plan version is shown to a person before it runs."""
 
     def budget_left(self) -> str:
