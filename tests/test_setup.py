@@ -14,15 +14,26 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM_PYTHON = Path("/usr/bin/python3")
-COPY_IGNORES = shutil.ignore_patterns(
-    ".git", ".venv", "__pycache__", "*.egg-info", "build", ".mypy_cache", ".ruff_cache",
-    ".pytest_cache", ".hypothesis", ".coder", "tests", "benchmarks",
-)  # fmt: skip
+TOP_IGNORES = {
+    ".git", ".venv", "build", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis",
+    ".coder", "tests", "benchmarks",
+}  # fmt: skip
+
+
+def _ignore(directory: str, names: list[str]) -> set[str]:
+    """What a fresh clone does not have: caches, builds, a venv (at the top only: a fixture's
+    own `tests/` is part of it)."""
+    top = Path(directory) == ROOT
+    return {
+        n
+        for n in names
+        if n == "__pycache__" or n.endswith(".egg-info") or (top and n in TOP_IGNORES)
+    }
 
 
 def _fresh_copy(tmp_path: Path) -> Path:
     """The project as a fresh clone has it (no venv, no build leftovers)."""
-    return Path(shutil.copytree(ROOT, tmp_path / "clone", ignore=COPY_IGNORES, symlinks=True))
+    return Path(shutil.copytree(ROOT, tmp_path / "clone", ignore=_ignore, symlinks=True))
 
 
 def _externally_managed(python: Path) -> bool:
