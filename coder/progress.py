@@ -145,9 +145,7 @@ class ProgressPrinter:
                 f"model {e['model']}, sandbox {e['sandbox']}, tests `{e.get('test_cmd')}`{notes}"
             )
         if kind == "baseline":
-            self.phase = (
-                "planning" if e.get("mode", "contract") in ("contract", "plan") else "working"
-            )
+            self.phase = "plan" if self.mode in ("contract", "plan") else self.mode
             return baseline_line(e)
 
         if kind == "model_call":

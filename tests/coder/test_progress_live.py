@@ -83,3 +83,25 @@ def test_a_tool_line_says_what_the_call_is_about():
     assert tool_line("search", {"pattern": "def  add\n"}) == "  · search def add"
     assert len(tool_line("run", {"command": "x" * 500})) < 120
     assert shown_command("trap 'exit $__c' EXIT; pytest -q") == "pytest -q"
+
+
+def test_the_status_line_names_the_phase_and_the_running_command():
+    from io import StringIO
+
+    from rich.console import Console
+
+    from coder.progress import ProgressPrinter, _Status
+
+    printer = ProgressPrinter(Console(file=StringIO()))
+    status = _Status(printer)
+    printer({"type": "run_started", "model": "m", "mode": "contract", "test_cmd": "pytest -q",
+             "branch": "b", "base_commit": "0" * 40, "sandbox": "bwrap"})  # fmt: skip
+    wrapped = "trap 'exit $__c' EXIT; pytest -q"
+    printer({"type": "command_started", "command": wrapped, "started": 0.0})
+    assert str(status.__rich__()).startswith("baseline · running `pytest -q` ")
+    printer({"type": "command_finished", "command": wrapped})
+    printer({"type": "baseline", "command": "pytest -q", "exit_code": 0, "passed": 2})
+    assert str(status.__rich__()) == "plan · 0 tokens"
+    printer({"type": "step_started", "step": "fix-add", "attempt": 1})
+    printer({"type": "command_started", "command": "ls", "started": 0.0})
+    assert str(status.__rich__()).startswith("execute:fix-add · running `ls` ")
