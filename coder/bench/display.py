@@ -37,31 +37,57 @@ def _ratio(value: float | None) -> str:
     return "—" if value is None else f"{value:.0%}"
 
 
+FIT = 80
+"""The summary keeps to this many columns (a longer mode name folds within its cell)."""
+SUMMARY_COLUMNS = (
+    "resolved",
+    "shipped broken",
+    "false failures",
+    "precision",
+    "recall",
+    "mean tokens",
+    "mean time",
+)
+
+
 def summary_view(summary: dict[str, Any]) -> Table:
-    """Per mode: resolved, shipped broken, false failures, precision/recall, tokens, time."""
-    table = Table(title="coder bench: per mode", title_justify="left", box=box.SIMPLE_HEAD)
-    table.add_column("mode", overflow="fold", min_width=min(_longest(summary), 24))
-    for name in (
-        "resolved",
-        "shipped broken",
-        "false failures",
-        "precision",
-        "recall",
-        "mean tokens",
-        "mean time",
-    ):
-        table.add_column(name, justify="right", min_width=max(map(len, name.split())))
-    for mode, s in summary.items():
-        table.add_row(
-            markup_safe(mode),
+    """Per mode: resolved, shipped broken, false failures, precision/recall, tokens, time.
+
+    Each column is exactly as wide as its longest word or figure (headers wrap between their
+    words), so the table keeps to about 75 columns and nothing in it is ever cut."""
+    rows = [
+        [
             f"{s['resolved']}/{s['runs']}",
-            f"[red]{s['shipped_broken']}[/]" if s["shipped_broken"] else "0",
-            f"[yellow]{s['false_failures']}[/]" if s["false_failures"] else "0",
+            str(s["shipped_broken"]),
+            str(s["false_failures"]),
             _ratio(s["precision"]),
             _ratio(s["recall"]),
             f"{s['mean_tokens']:,.0f}",
             f"{s['mean_wall_s']:.1f}s",
-        )
+        ]
+        for s in summary.values()
+    ]
+    table = Table(
+        title="coder bench: per mode",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 0, 0, 1),
+    )
+    widths = [
+        max([len(word) for word in name.split()] + [len(r[index]) for r in rows])
+        for index, name in enumerate(SUMMARY_COLUMNS)
+    ]
+    room = FIT - sum(widths) - 3 * len(widths) - 3  # padding, separators, edges
+    table.add_column("mode", overflow="fold", width=max(8, min(_longest(summary), room)))
+    for name, width in zip(SUMMARY_COLUMNS, widths, strict=True):
+        table.add_column(name, justify="right", width=width)
+    colours = {1: "red", 2: "yellow"}  # shipped broken, false failures: when not zero
+    for mode, cells in zip(summary, rows, strict=True):
+        shown = [
+            f"[{colours[i]}]{cell}[/]" if i in colours and cell != "0" else cell
+            for i, cell in enumerate(cells)
+        ]
+        table.add_row(markup_safe(mode), *shown)
     return table
 
 

@@ -23,7 +23,8 @@ LONG = "py-a-fixture-with-a-rather-long-descriptive-name"
 def _row(name: str, mode: str, resolved: bool, claimed: bool, **kw) -> dict:
     return run_row(
         name, mode, "python", resolved=resolved, claimed_success=claimed,
-        shipped_broken=claimed and not resolved, stop_reason="completed", **kw,
+        shipped_broken=claimed and not resolved, stop_reason="completed",
+        tokens={"input": 9_500, "output": 1_383}, wall_s=121.9, **kw,
     )  # fmt: skip
 
 
