@@ -7,7 +7,6 @@ changed), 130 interrupted (Ctrl-C or SIGTERM; the message says which).
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import signal
 import sys
@@ -35,6 +34,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 err = LastingConsole(stderr=True, soft_wrap=not sys.stderr.isatty())
 # Options more than one command takes.
@@ -48,7 +49,15 @@ MaxTokens = Annotated[int | None, typer.Option(min=1, help="Token budget for the
 Timeout = Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")]
 CmdTimeout = Annotated[float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")]
 SandboxMode = Annotated[str | None, typer.Option(help="auto | bwrap | none")]
-JsonOut = Annotated[bool, typer.Option("--json", help="Print result.json on stdout.")]
+JsonOut = Annotated[
+    bool, typer.Option("--json", help="Print result.json on stdout (progress goes to stderr).")
+]
+TaskText = Annotated[
+    str | None, typer.Option(help="What to do, in plain words; - reads it from standard input.")
+]
+TaskFile = Annotated[
+    Path | None, typer.Option(metavar="FILE", help="Read the task from this file.")
+]
 AllowUnverified = Annotated[
     bool, typer.Option(help="Keep invariants no rule compiles as advisory.")
 ]
@@ -63,13 +72,32 @@ BaseUrl = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compati
 Record = Annotated[
     Path | None, typer.Option(help="Write the model's replies as a replayable script.")
 ]
-HELP_WIDTH_OFF_TERMINAL = 160
-"""--help piped or captured is laid out this wide instead of rich's 80 columns."""
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from coder.entry import version
+
+        print(f"coder {version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """A coding agent that changes repositories only through verified step contracts."""
 
 
 @app.command()
 def run(
-    task: Annotated[str, typer.Option(help="What to do, in plain words.")],
+    task: TaskText = None,
+    task_file: TaskFile = None,
     repo: Annotated[Path, typer.Option(help="The git repository to work on.")] = Path("."),
     model: ModelSpec = None,
     mode: Annotated[str, typer.Option(help="contract | react | plan | reflect")] = "contract",
@@ -130,17 +158,31 @@ def run(
     approve: Annotated[
         bool, typer.Option(help="Show every plan version and ask before it runs.")
     ] = False,
+    env: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--env",
+            metavar="NAME",
+            help="Let commands see this host variable (repeatable; exact names, even secret-"
+            "looking ones).",
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No live progress; only the result.")
+    ] = False,
 ) -> None:
     """Run the agent on a repository."""
     from coder.loop.runner import RunOptions, run_task
     from coder.progress import ProgressPrinter
+    from coder.task_input import read_task
 
     check_sandbox(sandbox)
+    task = read_task(task, task_file)
     if no_revise and max_revisions is not None:
         fail("--no-revise and --max-revisions contradict each other; give one")
     command_limits = _command_limits(max_memory, max_file_size, max_growth, max_change)
     console = _log_console(json_out)
-    printer = ProgressPrinter(console)
+    printer = ProgressPrinter(console, quiet=quiet)
     options = RunOptions(
         repo=repo,
         task=task,
@@ -170,6 +212,7 @@ def run(
         revise=not no_revise,
         approve=approve,
         reviewer=_reviewer(console, printer),
+        pass_env=env or [],
     )
     _sigterm_as_interrupt()
     _finish(_usage(lambda: run_task(options)), console, json_out)
@@ -177,7 +220,8 @@ def run(
 
 @app.command("plan")
 def plan_command(
-    task: Annotated[str, typer.Option(help="What to do, in plain words.")],
+    task: TaskText = None,
+    task_file: TaskFile = None,
     repo: Annotated[Path, typer.Option(help="The git repository to plan for.")] = Path("."),
     model: ModelSpec = None,
     out: Annotated[
@@ -198,8 +242,10 @@ def plan_command(
     from coder.loop.runner import RunOptions
     from coder.plan_table import plan_table, plan_title
     from coder.progress import ProgressPrinter
+    from coder.task_input import read_task
 
     check_sandbox(sandbox)
+    task = read_task(task, task_file)
     console = _log_console(False)
     options = RunOptions(
         repo=repo,
@@ -226,8 +272,11 @@ def plan_command(
     console.print(plan_table(outcome.plan, plan_title(outcome.plan)))
     file = markup_safe(outcome.plan_file)
     console.print(f"plan written to {file}", highlight=False, soft_wrap=True)
+    given = (
+        f"--task-file {shlex.quote(str(task_file))}" if task_file else f"--task {shlex.quote(task)}"
+    )
     console.print(
-        f"review or edit it, then: coder run --plan {file} --task {markup_safe(shlex.quote(task))}",
+        f"review or edit it, then: coder run --plan {file} {markup_safe(given)}",
         highlight=False,
         soft_wrap=True,
     )
@@ -388,13 +437,53 @@ def apply_change(
 
 
 @app.command()
-def show(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
+def clean(
+    repo: Annotated[Path, typer.Option(help="The git repository.")] = Path("."),
+    older_than: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            metavar="DAYS",
+            help="Only runs older than this; also removes their run directories.",
+        ),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Remove without asking.")] = False,
+) -> None:
+    """Remove finished runs' coder/* branches (and, with --older-than, old run directories).
+
+    Says what it will remove first, and asks unless --yes; a run going on is never touched."""
+    from coder.clean import CleanInputError
+    from coder.clean import clean as clean_repo
+
+    def say(line: str) -> None:
+        print(plain(line))
+
+    try:
+        status = clean_repo(
+            repo, older_than, yes=yes, ask=input if sys.stdin.isatty() else None, say=say
+        )
+    except CleanInputError as exc:
+        fail(str(exc))
+    raise typer.Exit(status)
+
+
+@app.command()
+def show(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Also print the run's whole change.")
+    ] = False,
+    transcript: Annotated[
+        bool,
+        typer.Option("--transcript", help="Also print every model call, tool call and answer."),
+    ] = False,
+) -> None:
     """Render a run's trace and result for a person."""
     from coder.show import render_run
 
     if not (run_dir / "trace.jsonl").is_file() and not (run_dir / "result.json").is_file():
         fail(f"{run_dir} is not a run directory (no trace.jsonl or result.json)")
-    render_run(run_dir, Console())
+    render_run(run_dir, Console(), diff=diff, transcript=transcript)
 
 
 @app.command()
@@ -483,15 +572,23 @@ def bench(
         int, typer.Option(min=1, help="Parallel runs (the CPUs of a local Ray instance).")
     ] = 2,
     json_file: Annotated[
-        Path | None, typer.Option("--json", help="Write runs and summary here.")
+        Path | None,
+        typer.Option("--json", metavar="FILE", help="Write every run and the summary as JSON."),
     ] = None,
+    html_file: Annotated[
+        Path | None,
+        typer.Option("--html", metavar="FILE", help="Write the report as a page with pictures."),
+    ] = None,
+    runs: Annotated[
+        bool, typer.Option("--runs", help="Also print the full runs table and failure classes.")
+    ] = False,
     ray: Annotated[
         str | None,
         typer.Option(
             "--ray",
             metavar="[ADDRESS]",
             help="Run each job as a Ray task: on the cluster at ADDRESS (auto, HOST:PORT, "
-            "ray://HOST:PORT), or alone on a Ray instance started here. Needs coder[ray].",
+            "ray://HOST:PORT), or alone on a Ray instance started here. Needs coder-contracts[ray].",
         ),
     ] = None,
     swebench: Annotated[
@@ -508,13 +605,25 @@ def bench(
     hints: Annotated[
         bool, typer.Option(help="With --swebench: give the model the instances' hints_text.")
     ] = False,
+    predictions_in: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help="With --swebench: also judge another agent's predictions (SWE-bench JSON Lines).",
+        ),
+    ] = None,
 ) -> None:
     """Run fixtures (or SWE-bench instances) × modes; report what was resolved and what shipped broken."""
     from coder.bench.cli import bench_command
     from coder.bench.swebench_source import SweBenchArgs
 
     if swebench is None:
-        for flag, value in (("--repos", repos), ("--predictions", predictions), ("--hints", hints)):
+        for flag, value in (
+            ("--repos", repos),
+            ("--predictions", predictions),
+            ("--hints", hints),
+            ("--predictions-in", predictions_in),
+        ):
             if value:
                 fail(f"{flag} goes with --swebench FILE")
     elif repos is None:
@@ -522,9 +631,10 @@ def bench(
     elif fixtures_dir is not None:
         fail("give either a fixtures directory or --swebench FILE, not both")
     if fixtures_dir is None:
-        bundled = Path(__file__).resolve().parents[1] / "fixtures"
-        fixtures_dir = Path("fixtures") if Path("fixtures").is_dir() else bundled
-    console = Console() if sys.stdout.isatty() else Console(width=160)
+        from coder.bench.bundled import default_fixtures
+
+        fixtures_dir = default_fixtures()
+    console = Console()  # the terminal's width, else COLUMNS, else 80: the summary fits 80
     source = (
         SweBenchArgs(swebench, repos, predictions, hints)
         if swebench is not None and repos is not None
@@ -541,6 +651,9 @@ def bench(
             console,
             ray=ray,
             swebench=source,
+            runs=runs,
+            html_file=html_file,
+            predictions_in=predictions_in,
         )
     )
 
@@ -606,18 +719,12 @@ def _sigterm_as_interrupt() -> None:
 _mount_ci()
 
 
-def _help_width() -> None:
-    """Rich lays help out 80 columns wide when stdout is no terminal, cutting it short."""
-    import typer.rich_utils
-
-    sized = os.environ.get("TERMINAL_WIDTH") or os.environ.get("COLUMNS")
-    if not sys.stdout.isatty() and not sized:
-        typer.rich_utils.MAX_WIDTH = HELP_WIDTH_OFF_TERMINAL
-
-
 def main() -> None:
-    _help_width()
-    app(args=ray_flag_value(sys.argv[1:]))
+    from typer.main import get_command
+
+    from coder.entry import run_command
+
+    sys.exit(run_command(get_command(app), ray_flag_value(sys.argv[1:])))
 
 
 def ray_flag_value(argv: list[str]) -> list[str]:

@@ -54,6 +54,8 @@ class RepoConfig(BaseModel):
     """Runs confined in the worktree before the baseline (a build step the tests need)."""
     mask_threshold: int | None = Field(default=None, ge=1)
     """Context tokens of a phase past which old tool outputs are masked, in one batch."""
+    pass_env: list[str] | None = None
+    """Names of host variables commands may see (never secret-looking ones: `--env` only)."""
 
 
 DEFAULT_PROTECTED = [".github/**", ".coder.toml", ".worktreeinclude", ".coder"]

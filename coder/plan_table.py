@@ -1,4 +1,8 @@
-"""A plan as a person reads it before it runs: one row per step, in the order steps run."""
+"""A plan as a person reads it before it runs: one row per step, in the order steps run.
+
+Nothing in it is ever cut to an ellipsis: a person approves what the table says, so a path
+(`inflection/__init__.py`) too long for its column is folded onto the next line whole, and
+the files column is given the width of the longest path when the terminal has it."""
 
 from __future__ import annotations
 
@@ -7,15 +11,22 @@ from rich.table import Table
 
 from contracts.validation import ValidPlan
 
+FILES_MIN = 30
+"""The files column is never narrower than its longest path, up to this many columns."""
+
 
 def plan_table(plan: ValidPlan, title: str) -> Table:
     """Step, files, invariants in words (what the harness will check) and dependencies."""
     table = Table(title=escape(title), show_lines=True, title_justify="left", expand=False)
-    table.add_column("#", justify="right")
-    table.add_column("step")
-    table.add_column("files")
-    table.add_column("checked after the step")
-    table.add_column("depends on")
+    longest = max(
+        (len(f) for s in plan.steps.values() for f in s.contract.intended_modification.files),
+        default=5,
+    )
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("step", overflow="fold", ratio=2)
+    table.add_column("files", overflow="fold", min_width=min(longest, FILES_MIN), ratio=3)
+    table.add_column("checked after the step", overflow="fold", ratio=4)
+    table.add_column("depends on", overflow="fold", ratio=1)
     for index, step_id in enumerate(plan.order, 1):
         step = plan.steps[step_id]
         contract = step.contract

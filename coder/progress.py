@@ -1,16 +1,21 @@
 """Progress for a person: a live status line on a terminal, plain lines otherwise.
 
-Fed by trace events, so what a person sees is exactly what the trace records.
+Fed by trace events, so what a person sees is exactly what the trace records, plus the
+sandbox's notes of a command starting and ending (never traced), so that the status line can
+say which command is running and for how long, ticking while it runs. Every tool call the
+model makes is one line as it happens. `quiet` keeps only the run's last line.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
 from rich.status import Status
+from rich.text import Text
 
 from coder.display import map_strings, markup_safe
 from coder.loop.baseline import ENVIRONMENT_FIX
@@ -19,18 +24,67 @@ from coder.models.pricing import cost_usd
 MARK = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "unverified": "[yellow]?[/]"}
 
 
+TOOL_ARG = ("path", "command", "pattern", "glob", "question", "reason", "summary", "goal")
+"""The argument that says what a tool call is about, in the order looked for."""
+SHOWN_ARG = 100
+"""A tool call's line shows this much of its argument."""
+
+
+def shown_command(command: str) -> str:
+    """A command as the person or the model wrote it: the harness's exit-status trap that
+    wraps its own test runs is left out."""
+    if command.startswith("trap ") and "' EXIT; " in command:
+        return command.split("' EXIT; ", 1)[1]
+    return command
+
+
+def tool_line(tool: str, args: object) -> str:
+    """One line for one tool call: the tool and what it is about."""
+    about = ""
+    if isinstance(args, dict):
+        about = next((str(args[k]) for k in TOOL_ARG if isinstance(args.get(k), str)), "")
+        if tool == "read_file" and args.get("start_line"):
+            about += f":{args['start_line']}-{args.get('end_line') or ''}"
+    about = " ".join(about.split())
+    if len(about) > SHOWN_ARG:
+        about = about[: SHOWN_ARG - 1] + "…"
+    return f"  · {tool} {about}".rstrip()
+
+
+class _Status:
+    """The live line's text, made again at every refresh so the elapsed time ticks."""
+
+    def __init__(self, printer: ProgressPrinter) -> None:
+        self.printer = printer
+
+    def __rich__(self) -> Text:
+        p = self.printer
+        parts = [p.phase]
+        if p.command is not None:
+            elapsed = time.monotonic() - p.command_started
+            parts.append(f"running `{p.command}` {elapsed:.0f}s")
+        parts.append(p._spend())
+        return Text(" · ".join(parts))
+
+
 class ProgressPrinter:
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, *, quiet: bool = False) -> None:
         self.console = console
-        self.live: Status | None = console.status("starting…") if console.is_terminal else None
-        if self.live:
-            self.live.start()
+        self.quiet = quiet
         self.tokens = 0
         self.tokens_in = 0
         self.tokens_out = 0
         self.model = ""
         self.steps: list[str] = []
         self.phase = "starting"
+        self.test_cmd = ""
+        self.mode = ""
+        self.command: str | None = None
+        self.command_started = 0.0
+        live = console.is_terminal and not quiet
+        self.live: Status | None = console.status(_Status(self)) if live else None
+        if self.live:
+            self.live.start()
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -46,11 +100,27 @@ class ProgressPrinter:
 
     def __call__(self, event: dict[str, Any]) -> None:
         kind = event["type"]
-        line = self._line(kind, map_strings(event, markup_safe))
-        if line:
+        if kind in ("command_started", "command_finished"):
+            self._command(event)
+            return
+        line: str | None
+        if kind == "action":
+            line = markup_safe(tool_line(str(event.get("tool") or "?"), event.get("args")))
+        else:
+            line = self._line(kind, map_strings(event, markup_safe))
+        if line and (not self.quiet or kind == "run_finished"):
             self.console.print(line, highlight=False, soft_wrap=True)
-        if self.live:
-            self.live.update(f"{self.phase} · {self._spend()}")
+
+    def _command(self, note: dict[str, Any]) -> None:
+        """The sandbox started or ended a command (the status line shows it while it runs)."""
+        if note["type"] == "command_finished":
+            self.command = None
+            return
+        command = " ".join(shown_command(str(note["command"])).split())
+        if self.phase in ("starting", "setup") and self.test_cmd and command == self.test_cmd:
+            self.phase = "baseline"
+        self.command = command if len(command) <= SHOWN_ARG else command[: SHOWN_ARG - 1] + "…"
+        self.command_started = float(note.get("started") or time.monotonic())
 
     def _line(self, kind: str, e: dict[str, Any]) -> str | None:
         if kind == "run_started":
@@ -65,6 +135,9 @@ class ProgressPrinter:
                     f"and {limits['max_reply_tokens']:,} of reply ({limits['token_source']})"
                 )
             self.model = str(e["model"])
+            self.phase = "setup"
+            self.mode = str(e.get("mode") or "")
+            self.test_cmd = " ".join(str(e.get("test_cmd") or "").split())
             # a plan session's branch is thrown away: not worth naming
             what = "plan" if e.get("session") == "plan" else f"{e['mode']} run on {e['branch']}"
             return (
@@ -72,7 +145,9 @@ class ProgressPrinter:
                 f"model {e['model']}, sandbox {e['sandbox']}, tests `{e.get('test_cmd')}`{notes}"
             )
         if kind == "baseline":
+            self.phase = "plan" if self.mode in ("contract", "plan") else self.mode
             return baseline_line(e)
+
         if kind == "model_call":
             self.tokens_in += int(e.get("tokens_in", 0))
             self.tokens_out += int(e.get("tokens_out", 0))
@@ -101,6 +176,7 @@ class ProgressPrinter:
         if kind == "plan_rejected":
             return f"[yellow]plan rejected[/]: {len(e['problems'])} problem(s)"
         if kind == "step_started":
+            self.phase = f"execute:{e['step']}"
             index = self.steps.index(e["step"]) + 1 if e["step"] in self.steps else "?"
             return f"step {index}/{len(self.steps)} [bold]{e['step']}[/] (attempt {e['attempt']})"
         if kind == "verification":

@@ -21,7 +21,12 @@ from coder.display import markup_safe as m
 from coder.loop.trace import read_trace
 
 
-def render_run(run_dir: Path, console: Console) -> None:
+def render_run(
+    run_dir: Path, console: Console, *, diff: bool = False, transcript: bool = False
+) -> None:
+    """The run for a person; `transcript` adds the conversation, `diff` the whole change."""
+    from coder.transcript import print_diff, print_transcript
+
     problems: list[str] = []
     result = _load_json(run_dir / "result.json", problems)
     trace = run_dir / "trace.jsonl"
@@ -49,6 +54,10 @@ def render_run(run_dir: Path, console: Console) -> None:
     _steps(console, events, problems)
     if result is not None:
         _totals(console, result)
+    if transcript:
+        print_transcript(console, events)
+    if diff:
+        print_diff(console, run_dir, result)
     for problem in problems:
         console.print(f"[yellow]note:[/] {m(problem)}", highlight=False)
 

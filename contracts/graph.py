@@ -9,12 +9,9 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from contracts.plan import StepContract
-
-if TYPE_CHECKING:
-    from contracts.validation import ValidPlan
 
 Graph = Mapping[str, Sequence[str]]
 """stepId -> the stepIds it depends on, in plan order; edges to unknown ids are ignored."""
@@ -157,7 +154,23 @@ def ancestors(graph: Graph, node: str) -> set[str]:
     return seen
 
 
-def ready_steps(plan: ValidPlan, verified: set[str]) -> list[str]:
+class _HasContract(Protocol):
+    @property
+    def contract(self) -> StepContract: ...
+
+
+class OrderedPlan(Protocol):
+    """What `ready_steps` reads of a plan (`contracts.validation.ValidPlan` is one); a
+    protocol, so the graph module needs nothing of the validation that uses it."""
+
+    @property
+    def order(self) -> Sequence[str]: ...
+
+    @property
+    def steps(self) -> Mapping[str, _HasContract]: ...
+
+
+def ready_steps(plan: OrderedPlan, verified: set[str]) -> list[str]:
     """Unverified steps whose dependencies are all verified, in plan order of execution.
 
     A dependency outside the plan was accepted only because it was verified in an earlier plan

@@ -4,7 +4,9 @@ Built from an allowlist rather than by deleting known secrets from a copy: anyth
 exports that is not needed to find and run tools (`PATH`, locale, terminal type, time zone)
 stays outside. Variables a caller passes explicitly are kept unless their name looks like a
 secret or their value repeats a secret the host holds, so the model can never read an API
-key by asking for it under another name.
+key by asking for it under another name. The one exception is a name the person typed
+exactly on the command line (`--env NAME`, carried as `NamedEnv.explicit`): its host value
+passes as it is.
 
 What every command gets, and why:
 - `HOME`, `TMPDIR`: private, writable, thrown away after the command.
@@ -46,6 +48,17 @@ FIXED: Mapping[str, str] = {
 _MIN_SECRET_VALUE_LEN = 8
 
 
+class NamedEnv(dict[str, str]):
+    """Extra variables for a command, with the names a person typed exactly on the command
+    line (`--env NAME`): those pass even when they look like secrets, and only those."""
+
+    def __init__(
+        self, values: Mapping[str, str] | None = None, *, explicit: frozenset[str] = frozenset()
+    ) -> None:
+        super().__init__(values or {})
+        self.explicit = frozenset(explicit) & frozenset(self)
+
+
 def is_secret_name(name: str) -> bool:
     upper = name.upper()
     return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_NAME_PATTERNS)
@@ -66,15 +79,19 @@ def sandbox_environment(
         if (name in KEPT_NAMES or name.startswith(KEPT_PREFIXES)) and not is_secret_name(name)
     }
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    explicit = extra.explicit if isinstance(extra, NamedEnv) else frozenset()
     secrets = [
         value
         for name, value in host.items()
-        if is_secret_name(name) and len(value) >= _MIN_SECRET_VALUE_LEN
+        if is_secret_name(name) and len(value) >= _MIN_SECRET_VALUE_LEN and name not in explicit
     ]
     for name, value in (extra or {}).items():
-        if is_secret_name(name) or any(secret in value for secret in secrets):
+        if name in explicit and host.get(name) == value:
+            env[name] = value
+        elif is_secret_name(name) or any(secret in value for secret in secrets):
             continue
-        env[name] = value
+        else:
+            env[name] = value
     env.update(FIXED)
     env["HOME"] = home
     env["TMPDIR"] = tmpdir

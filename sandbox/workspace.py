@@ -60,7 +60,9 @@ class Workspace:
     _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
-    def create(cls, repo: Path, run_id: str) -> Workspace:
+    def create(cls, repo: Path, run_id: str, *, throwaway: bool = False) -> Workspace:
+        """A worktree on a new branch `coder/<run_id>`. `throwaway`: the branch is deleted at
+        the end (a `coder plan` session), so a killed owner's branch goes with its worktree."""
         _check_run_id(run_id)
         top, common = _locate(Path(repo))
         base, branch_name = _base(top)
@@ -76,6 +78,7 @@ class Workspace:
             [base],
             made=branch,
             failure="could not create the worktree",
+            throwaway=throwaway,
         )
         notes = []
         if branch_name is None:
@@ -171,12 +174,34 @@ def _prune(top: Path, common: Path) -> list[Path]:
         owner = _owner_file(path)
         if not _is_stale(owner):
             continue
+        throwaway = _throwaway_branch(owner)
         _remove_worktree(top, path, prune=False)
         owner.unlink(missing_ok=True)
         pruned.append(path)
+        if throwaway is not None:
+            git(["worktree", "prune"], top, check=False)
+            git(["branch", "-q", "-D", throwaway], top, check=False)
     if pruned:
         git(["worktree", "prune"], top, check=False)
     return pruned
+
+
+def live_runs(repo: Path) -> tuple[set[str], set[str]]:
+    """(run ids, branches) of the runs going on now in `repo` (stale worktrees pruned first):
+    every worktree under coder's directory whose owner lives, and the branch each has out."""
+    top, common = _locate(Path(repo))
+    _prune(top, common)
+    root = common / WORKTREES_DIR
+    ids: set[str] = set()
+    if root.is_dir():
+        ids |= {p.name for p in root.iterdir() if p.is_dir()}
+        ids |= {p.name.removesuffix(_OWNER_SUFFIX) for p in root.glob("*" + _OWNER_SUFFIX)}
+    branches = set()
+    listing = git(["worktree", "list", "--porcelain"], top).decode("utf-8", errors="replace")
+    for line in listing.splitlines():
+        if line.startswith("branch refs/heads/"):
+            branches.add(line.removeprefix("branch refs/heads/"))
+    return ids, branches
 
 
 def ensure_excluded(common_dir: Path) -> None:
@@ -214,6 +239,7 @@ def _add_worktree(
     *,
     made: str | None,
     failure: str,
+    throwaway: bool = False,
 ) -> tuple[Path, int | None]:
     """`git worktree add BEFORE <path> AFTER` for run `run_id`, owner file first; on any
     failure (Ctrl-C included) nothing half made is left, not even a branch it made. Returns
@@ -223,7 +249,7 @@ def _add_worktree(
         raise WorkspaceError(f"{path} already exists; use another run id")
     path.parent.mkdir(parents=True, exist_ok=True)
     owner = _owner_file(path)
-    _write_owner(owner, run_id)
+    _write_owner(owner, run_id, throwaway=made if throwaway else None)
     shared_uid = None
     try:
         path.mkdir()  # empty, so the ACL is in place before git writes the first file
@@ -287,10 +313,26 @@ def _owner_file(path: Path) -> Path:
     return path.with_name(path.name + _OWNER_SUFFIX)
 
 
-def _write_owner(owner: Path, run_id: str) -> None:
+def _write_owner(owner: Path, run_id: str, *, throwaway: str | None = None) -> None:
     pid = os.getpid()
-    record = {"run_id": run_id, "pid": pid, "started": _start_time(pid), "host": _host()}
+    record: dict[str, object] = {
+        "run_id": run_id,
+        "pid": pid,
+        "started": _start_time(pid),
+        "host": _host(),
+    }
+    if throwaway is not None:
+        record["throwaway_branch"] = throwaway
     owner.write_text(json.dumps(record) + "\n")
+
+
+def _throwaway_branch(owner: Path) -> str | None:
+    """The branch a killed owner would have deleted at its end (a `coder plan` session's)."""
+    try:
+        branch = json.loads(owner.read_text()).get("throwaway_branch")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return branch if isinstance(branch, str) and branch.startswith(BRANCH_PREFIX) else None
 
 
 def _is_stale(owner: Path) -> bool:

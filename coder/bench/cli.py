@@ -17,6 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from coder.bench.display import grid, legend, summary_view
 from coder.bench.fixtures import MODES, FixtureError, load_fixtures, skipped
 from coder.bench.jobs import BenchJob, Row, absolute_model
 from coder.bench.paired import paired, paired_lines
@@ -37,6 +38,9 @@ def bench_command(
     *,
     ray: str | None = None,
     swebench: SweBenchArgs | None = None,
+    runs: bool = False,
+    html_file: Path | None = None,
+    predictions_in: Path | None = None,
 ) -> int:
     from coder.bench.executors import ExecutorUnavailable, make_executor
 
@@ -64,6 +68,19 @@ def bench_command(
         if found is None or not found[0]:
             return 2
         jobs, skips = found
+    peer_modes: tuple[str, ...] = ()
+    if swebench is not None and predictions_in is not None:
+        from coder.bench.peer import PredictionsError, load_predictions, peer_jobs
+
+        try:
+            predictions = load_predictions(predictions_in)
+        except PredictionsError as exc:
+            console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
+            return 2
+        instances = list({j.instance.instance_id: j.instance for j in jobs}.values())  # type: ignore[attr-defined]
+        peers = peer_jobs(predictions, instances, swebench.repos)
+        peer_modes = tuple(dict.fromkeys(p.prediction.model for p in peers))
+        jobs = [*jobs, *peers]
     try:
         executor = make_executor(ray, workers)
     except ExecutorUnavailable as exc:
@@ -83,13 +100,19 @@ def bench_command(
         rows = _run(jobs, executor, writer, console)
     finally:
         executor.close()
-    summary = summarize(rows, modes)
-    comparison = paired(rows, modes)
-    console.print(runs_table(rows))
-    console.print(summary_table(summary))
+    every_mode = modes + tuple(m for m in peer_modes if m not in modes)
+    summary = summarize(rows, every_mode)
+    comparison = paired(rows, every_mode)
+    if runs:
+        console.print(runs_table(rows))
+        console.print(summary_table(summary))
+    console.print(summary_view(summary))
+    console.print(grid(rows, every_mode))
+    console.print(markup_safe(legend()), highlight=False)
     for line in paired_lines(comparison):
         console.print(markup_safe(line), highlight=False)
-    console.print(classes_table(rows, modes))
+    if runs:
+        console.print(classes_table(rows, every_mode))
     for skip in skips:
         console.print(
             markup_safe(f"skipped {skip['fixture']}/{skip['mode']}: {skip['reason']}"),
@@ -130,6 +153,12 @@ def bench_command(
             encoding="utf-8",
         )
         console.print(f"wrote {markup_safe(json_file)}", highlight=False)
+    if html_file:
+        from coder.bench.html import report_page
+
+        html_file.parent.mkdir(parents=True, exist_ok=True)
+        html_file.write_text(report_page(rows, summary, every_mode, comparison), encoding="utf-8")
+        console.print(f"wrote {markup_safe(html_file)}", highlight=False)
     return 0
 
 

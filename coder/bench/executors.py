@@ -14,25 +14,11 @@ import socket
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
-from typing import Protocol
 
-from coder.bench.jobs import BenchJob, Row
+from coder.bench.jobs import BenchJob, Executor, ExecutorUnavailable, Row, ordered
 
+__all__ = ["Executor", "ExecutorUnavailable", "ProcessPool", "make_executor", "ordered"]
 _PRELOAD = ["coder.bench.runner", "coder.bench.swebench_job", "coder.loop.runner"]
-
-
-class Executor(Protocol):
-    name: str
-
-    def run(self, jobs: Sequence[BenchJob], on_done: Callable[[Row], None]) -> list[Row]: ...
-
-    def close(self) -> None:
-        """Release what the executor started (a local Ray instance); safe to call twice."""
-        ...
-
-
-class ExecutorUnavailable(Exception):
-    """The executor cannot start (Ray missing, no cluster at the address): one line, exit 2."""
 
 
 class ProcessPool:
@@ -101,11 +87,6 @@ def _exit_how(code: int | None) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exit status {code}"
-
-
-def ordered(rows: list[Row], jobs: Sequence[BenchJob]) -> list[Row]:
-    index = {job.key: i for i, job in enumerate(jobs)}
-    return sorted(rows, key=lambda r: index.get((r["fixture"], r["mode"]), len(index)))
 
 
 LOCAL_RAY = "local"

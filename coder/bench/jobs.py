@@ -7,6 +7,7 @@ died, so no executor has to know fixtures from SWE-bench instances.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -87,3 +88,25 @@ def absolute_model(model: str | None) -> str | None:
     if model and model.startswith("script:"):
         return f"script:{Path(model.removeprefix('script:')).resolve()}"
     return model
+
+
+class Executor(Protocol):
+    """Runs bench jobs somewhere (the local process pool, Ray) and hands back their rows."""
+
+    name: str
+
+    def run(self, jobs: Sequence[BenchJob], on_done: Callable[[Row], None]) -> list[Row]: ...
+
+    def close(self) -> None:
+        """Release what the executor started (a local Ray instance); safe to call twice."""
+        ...
+
+
+class ExecutorUnavailable(Exception):
+    """The executor cannot start (Ray missing, no cluster at the address): one line, exit 2."""
+
+
+def ordered(rows: list[Row], jobs: Sequence[BenchJob]) -> list[Row]:
+    """Rows in the order of their jobs, whatever order they finished in."""
+    index = {job.key: i for i, job in enumerate(jobs)}
+    return sorted(rows, key=lambda r: index.get((r["fixture"], r["mode"]), len(index)))

@@ -3,7 +3,7 @@
 Each task makes its own temporary repository and worktree on the node that runs it, so the
 nodes share nothing but the fixture or repository paths (the same path on every node). A task
 whose worker or node dies comes back as a record saying so; the others go on. Ray is optional
-(`pip install 'coder[ray]'`) and imported only here.
+(`pip install 'coder-contracts[ray]'`) and imported only here.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from coder.bench.executors import ExecutorUnavailable, ordered
-from coder.bench.jobs import BenchJob, Row
+from coder.bench.jobs import BenchJob, ExecutorUnavailable, Row, ordered
 
-INSTALL_HINT = "pip install 'coder[ray]'"
+INSTALL_HINT = "pip install 'coder-contracts[ray]'"
 _LOOPBACK_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 """Set to 0, Ray's node address is 127.0.0.1: a local instance is not reachable from outside."""
 

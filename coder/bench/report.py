@@ -9,6 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from coder.bench.classes import FAILURE_CLASSES
+from coder.bench.verdicts import accuracy, mark_false_failures
 from coder.display import markup_safe
 
 TIME_PARTS = (
@@ -28,6 +29,9 @@ def checks_s(timing: dict[str, float]) -> float:
 
 
 def summarize(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, Any]:
+    """Per mode: what was resolved, claimed, shipped broken and falsely failed, and the cost.
+    Marks each row's `false_failure` on the way."""
+    mark_false_failures(rows)
     summary: dict[str, Any] = {}
     for mode in modes:
         mine = [r for r in rows if r["mode"] == mode]
@@ -40,6 +44,7 @@ def summarize(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, A
             "resolve_rate": round(resolved / len(mine), 3),
             "shipped_broken": sum(r["shipped_broken"] for r in mine),
             "claimed_success": sum(r["claimed_success"] for r in mine),
+            **accuracy(mine),
             "mean_tokens": round(
                 mean(r["tokens"]["input"] + r["tokens"]["output"] for r in mine), 1
             ),
@@ -88,13 +93,16 @@ def outcome(row: dict[str, Any]) -> str:
 
 
 def runs_table(rows: list[dict[str, Any]]) -> Table:
+    """Every run, every figure (`--runs`): long names fold whole onto a next line."""
     table = Table(title="coder bench: runs", title_justify="left")
+    longest = max((len(r["fixture"]) for r in rows), default=7)
     for column in (
         "fixture",
         "mode",
         "resolved",
         "claimed",
         "shipped broken",
+        "false failure",
         "stop reason",
         "steps",
         "rollbacks",
@@ -109,6 +117,8 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
             justify="right"
             if column in ("steps", "rollbacks", "revisions", "turns", "tokens", *RUN_TIME_COLUMNS)
             else "left",
+            overflow="fold",
+            min_width=min(longest, 24) if column == "fixture" else None,
         )
     for r in rows:
         table.add_row(
@@ -117,6 +127,7 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
             "not evaluated" if _not_evaluated(r) else _yes(r["resolved"]),
             _yes(r["claimed_success"]),
             "[red]YES[/]" if r["shipped_broken"] else "no",
+            "[yellow]YES[/]" if r.get("false_failure") else "no",
             markup_safe(r["stop_reason"]),
             str(r["steps"]),
             str(r["rollbacks"]),
@@ -142,7 +153,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
         "mean tokens",
         *(f"mean {c}" for c in MODE_TIME_COLUMNS),
     ):
-        table.add_column(column, justify="left" if column == "mode" else "right")
+        table.add_column(column, justify="left" if column == "mode" else "right", overflow="fold")
     for mode, s in summary.items():
         table.add_row(
             markup_safe(mode),

@@ -4,7 +4,8 @@ After a plan version is accepted (the first and every revision) the person is sh
 chooses: run it, edit it (their editor on the JSON; the edit is validated like any plan and
 becomes a version of its own), or stop the run (`rejected_by_user`). Every answer that is not
 a decision, every edit that fails, costs one round, and the rounds are bounded: nothing runs
-that was not approved, and nothing waits forever.
+that was not approved, and nothing waits forever. Running out of rounds ends the run with
+`needs_input`, not as a rejection: the person never chose to stop it.
 """
 
 from __future__ import annotations
@@ -108,8 +109,8 @@ class PlanApproval:
                 plan, source = edited, "user"
                 reviewer.say(f"your edit is plan v{version}")
         rt.trace.emit("plan_declined", version=version, rounds=self.max_rounds)
-        raise RunStop(
-            "rejected_by_user",
+        raise RunStop(  # the person never chose to stop: the run waits on their decision
+            "needs_input",
             f"no decision on plan v{version} after {self.max_rounds} prompts; nothing of it ran",
         )
 

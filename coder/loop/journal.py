@@ -8,7 +8,7 @@ writes comes from the live run state, never from re-reading the trace.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from coder.loop.baseline import Baseline
 from coder.loop.runtime import Runtime
@@ -26,8 +26,22 @@ from sandbox.confine import CommandResult
 from sandbox.gitcli import git
 from sandbox.workspace import Workspace
 
-if TYPE_CHECKING:
-    from coder.loop.runner import RunOptions
+
+class _Resumed(Protocol):
+    @property
+    def run_id(self) -> str: ...
+
+
+class RunFlags(Protocol):
+    """What the journal records of the run's options (`coder.loop.runner.RunOptions` is one):
+    a protocol, so the journal needs nothing of the runner that attaches it."""
+
+    @property
+    def sandbox(self) -> str | None: ...
+
+    @property
+    def resume(self) -> _Resumed | None: ...
+
 
 SAVE_ON = frozenset(
     {
@@ -52,7 +66,7 @@ class Journal:
 
     @classmethod
     def attach(
-        cls, rt: Runtime, options: RunOptions, model_spec: str, workspace: Workspace
+        cls, rt: Runtime, options: RunFlags, model_spec: str, workspace: Workspace
     ) -> Journal:
         limits = rt.limits
         record = SavedRun(

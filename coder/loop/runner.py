@@ -16,6 +16,7 @@ from typing import Any, Literal, TypeVar
 
 from coder.config import (
     ConfigError,
+    RepoConfig,
     confinement,
     detect_test_cmd,
     load_repo_config,
@@ -48,8 +49,10 @@ from contracts.result import FinalCheck, PullRequestRecord, RunResult
 from contracts.validation import ValidPlan
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
+from sandbox.environment import NamedEnv
 from sandbox.gitcli import GitError, git_line
 from sandbox.limits import Limits as CommandLimits
+from sandbox.passenv import PassedEnv, PassEnvError, passed_environment
 from sandbox.policy import PathPolicy
 from sandbox.repo_env import RepoEnvironment, RepoEnvironmentError, prepare_environment
 from sandbox.setup import SetupFailed, run_setup
@@ -112,6 +115,8 @@ class RunOptions:
     """Who approves under --approve: the terminal; None when there is none."""
     resume: ResumePoint | None = None
     """Set by `coder resume`: the run this one continues (its branch, plan, steps, budgets)."""
+    pass_env: list[str] = field(default_factory=list)
+    """`--env NAME`: host variables every command sees, secret-looking ones too (named exactly)."""
     session: Literal["run", "plan"] = "run"
     """"plan" for `coder plan`: the plan phase alone, on a branch it throws away; in the
     trace's run_started, for the progress line and `coder show`."""
@@ -140,6 +145,18 @@ Drive = Callable[[Runtime, Workspace, str, RunOptions], T]
 """What happens in a run once it is set up: `coder run`'s modes, or `coder plan`'s plan only."""
 
 
+def _passed_env(options: RunOptions, config: RepoConfig | None) -> PassedEnv:
+    """`--env` and the repository's `pass_env`; a name that is no variable's name is bad input."""
+    try:
+        return passed_environment(
+            os.environ,
+            config_names=(config.pass_env if config else None) or [],
+            cli_names=options.pass_env,
+        )
+    except PassEnvError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
     """Set a run up (config, model, workspace, sandbox), let `drive` run it, take it down.
     Bad input raises UsageError before anything exists."""
@@ -154,6 +171,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         config = load_repo_config(repo) if repo.is_dir() else None
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    passed = _passed_env(options, config)
     given = _given_plan(options, repo)
     model_spec, model = _model(options, config.model if config else None)
     limits = _limits(options, config, model)
@@ -175,7 +193,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         if options.resume is not None:
             workspace = options.resume.open_workspace(repo, run_id)
         else:
-            workspace = Workspace.create(repo, run_id)
+            workspace = Workspace.create(repo, run_id, throwaway=options.session == "plan")
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
     test_cmd = (
@@ -205,7 +223,14 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         raise UsageError(str(exc)) from None
     for note in environment.notes:
         _warn(options, note)
-    sandbox = EnvSandbox(inner, {**COMMAND_ENV, **options.command_env})
+    for note in passed.notes:
+        _warn(options, note)
+    explicit = passed.values.explicit
+    sandbox = EnvSandbox(
+        inner,
+        NamedEnv({**COMMAND_ENV, **options.command_env, **passed.values}, explicit=explicit),
+        watchers=options.listeners,
+    )
     with workspace:
         rt = _runtime(
             options,

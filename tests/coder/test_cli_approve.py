@@ -139,6 +139,6 @@ def test_asking_is_bounded(tmp_path):
         child.expect_exact("the editor exited with status 1")
     assert finish(child) == 1
     result = json.loads((out / "result.json").read_text())
-    assert result["stop_reason"] == "rejected_by_user"
+    assert result["stop_reason"] == "needs_input"  # the person never chose stop
     assert result["message"] == "no decision on plan v1 after 6 prompts; nothing of it ran"
     assert result["plan_versions"] == 1 and result["steps"] == []

@@ -13,7 +13,9 @@ import pytest
 @pytest.fixture(scope="session")
 def local_ray() -> Iterator[Any]:
     if importlib.util.find_spec("ray") is None:
-        pytest.skip("Ray is not installed (pip install 'coder[ray]'; scripts/bootstrap --dev)")
+        pytest.skip(
+            "Ray is not installed (pip install 'coder-contracts[ray]'; scripts/bootstrap --dev)"
+        )
     from coder.bench.ray_executor import RayExecutor, import_ray
 
     ray = import_ray(local=True)  # before anything else imports it: loopback addresses only

@@ -20,8 +20,9 @@ def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
     console = Console(record=True, width=250, force_terminal=False)
     out = tmp_path / "bench.json"
     code = bench_command(
-        FIXTURES, None, "contract,react,plan,reflect", "py-signature-dates", 2, out, console
-    )
+        FIXTURES, None, "contract,react,plan,reflect", "py-signature-dates", 2, out, console,
+        runs=True,
+    )  # fmt: skip
     assert code == 0
     data = json.loads(out.read_text())
     rows = data["runs"]
@@ -39,13 +40,14 @@ def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
         cells = [c.strip() for c in line.strip("│ ").split("│")]
         assert cells[2] == ("yes" if row["resolved"] else "no")
         assert cells[4] == ("YES" if row["shipped_broken"] else "no")
-        assert cells[5] == row["stop_reason"]
-        assert int(cells[9]) == row["turns"]
-        assert int(cells[10].replace(",", "")) == row["tokens"]["input"] + row["tokens"]["output"]
+        assert cells[5] == ("YES" if row["false_failure"] else "no")
+        assert cells[6] == row["stop_reason"]
+        assert int(cells[10]) == row["turns"]
+        assert int(cells[11].replace(",", "")) == row["tokens"]["input"] + row["tokens"]["output"]
         timing = row["timing"]
         assert set(timing) == set(TIME_PARTS) and timing["harness_s"] == row["harness_s"]
         assert timing["baseline_s"] > 0 and timing["final_check_s"] > 0  # the fixture's pytest
-        assert cells[12:15] == [
+        assert cells[13:16] == [
             f"{timing['model_s']:.1f}",
             f"{timing['baseline_s'] + timing['verification_s'] + timing['final_check_s']:.1f}",
             f"{timing['harness_s']:.2f}",
@@ -59,6 +61,13 @@ def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
     }
     summary = data["summary"]
     assert summary["contract"]["shipped_broken"] == 0 and summary["contract"]["resolved"] == 1
+    # verdict accuracy on a real fixture: contract said verified and was right; react said so
+    # and shipped it broken
+    assert (summary["contract"]["precision"], summary["contract"]["recall"]) == (1.0, 1.0)
+    assert (summary["react"]["precision"], summary["react"]["recall"]) == (0.0, None)
+    assert all(not r["false_failure"] for r in rows)
+    assert summary["contract"]["false_failures"] == 0
+    assert "coder bench: per mode" in table and "coder bench: each run" in table
     assert summary["react"]["shipped_broken"] == 1
     assert summary["react"]["failure_classes"] == {"signature_break": 1}
     assert summary["contract"]["caught_by"] == {"signature_unchanged": 1}

@@ -68,7 +68,7 @@ def test_without_ray_the_error_says_how_to_get_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(ExecutorUnavailable) as error:
         make_executor("local", 2)
-    assert "pip install 'coder[ray]'" in str(error.value)
+    assert "pip install 'coder-contracts[ray]'" in str(error.value)
 
 
 def test_no_ray_flag_means_the_local_pool():

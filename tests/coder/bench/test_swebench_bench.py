@@ -91,7 +91,7 @@ def test_predictions_one_line_per_instance_and_mode(local_run, swebench_repos, t
 def test_the_official_loader_accepts_the_predictions(local_run, monkeypatch, tmp_path):
     evaluation = pytest.importorskip(
         "swebench.harness.run_evaluation",
-        reason="the swebench package is not installed (pip install 'coder[swebench]')",
+        reason="the swebench package is not installed (pip install 'coder-contracts[swebench]')",
     )
     from swebench.harness.utils import get_predictions_from_file
 

@@ -27,12 +27,14 @@ def test_review_job() -> None:
     assert checkout["uses"].startswith("actions/checkout@")
     assert checkout["with"]["fetch-depth"] == 0
     runs = _runs(job)
-    assert "pip install ." in runs and "apt-get install -y bubblewrap" in runs
+    assert 'pip install "coder-contracts' in runs and "apt-get install -y bubblewrap" in runs
     assert "coder ci review" in runs and "--post" in runs
-    assert "${{ github.event.pull_request.base.sha }}" in runs
-    assert "${{ github.event.pull_request.head.sha }}" in runs
     review_step = next(s for s in job["steps"] if "coder ci review" in s.get("run", ""))
     assert review_step["env"]["GITHUB_TOKEN"] == "${{ secrets.GITHUB_TOKEN }}"
+    # the shas reach the script through the environment, never pasted into it
+    assert review_step["env"]["BASE"] == "${{ github.event.pull_request.base.sha }}"
+    assert review_step["env"]["HEAD"] == "${{ github.event.pull_request.head.sha }}"
+    assert '--base "$BASE" --head "$HEAD"' in review_step["run"]
 
 
 def test_fix_job_has_write_access_and_a_model_key() -> None:

@@ -1,0 +1,208 @@
+"""`coder clean`: what runs leave behind in a repository, found, said, then removed.
+
+Every run keeps its branch `coder/<run-id>` (the change lives there until it is taken) and its
+run directory `.coder/runs/<run-id>/`. After a few dozen runs they are clutter. Clean removes
+the branches of finished runs (with `--older-than DAYS`, only those older) and, with
+`--older-than`, the run directories older than that. A run still going is never touched: its
+worktree is owned by a live process (`sandbox.workspace.live_runs`), and its branch is checked
+out there. Branches under `coder/` that are not a run's (`coder/fix-12` pushed by `coder ci
+fix`, a person's own) are left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sandbox.gitcli import GitError, git, git_line
+from sandbox.workspace import BRANCH_PREFIX, WorkspaceError, live_runs
+
+RUNS_DIR = Path(".coder") / "runs"
+_RUN_ID_TIME = re.compile(r"(\d{8}-\d{6})-[0-9a-f]{6}")
+DAY_S = 86_400.0
+
+
+class CleanInputError(Exception):
+    """Not a repository, or a bad age: one line, exit 2."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing clean would remove: a run's branch or a run directory."""
+
+    kind: str  # "branch" | "run directory"
+    name: str  # the branch name, or the directory's path relative to the repository
+    run_id: str
+    age_days: float
+    status: str  # the run's status from result.json, or "unfinished"
+
+    def line(self) -> str:
+        return f"{self.kind} {self.name} ({self.status}, {_age(self.age_days)})"
+
+
+@dataclass
+class CleanPlan:
+    repo: Path
+    remove: list[Item] = field(default_factory=list)
+    running: list[str] = field(default_factory=list)
+    """Run ids kept because they are going on now."""
+    kept_newer: int = 0
+    """Items kept because they are younger than --older-than."""
+
+
+def plan_clean(repo: Path, older_than_days: float | None, now: float | None = None) -> CleanPlan:
+    """What `coder clean` would remove in `repo`, touching nothing."""
+    if older_than_days is not None and older_than_days < 0:
+        raise CleanInputError("--older-than must be 0 or more days")
+    try:
+        top = Path(git_line(["rev-parse", "--show-toplevel"], repo)).resolve()
+        live_ids, live_branches = live_runs(top)
+    except (GitError, WorkspaceError, OSError) as exc:
+        raise CleanInputError(f"{repo} is not a git repository ({exc})") from None
+    now = time.time() if now is None else now
+    plan = CleanPlan(top)
+    runs_dir = top / RUNS_DIR
+    run_dirs = {p.name: p for p in runs_dir.iterdir() if p.is_dir()} if runs_dir.is_dir() else {}
+    for branch, committed in _run_branches(top):
+        run_id = branch.removeprefix(BRANCH_PREFIX)
+        if run_id not in run_dirs and not _RUN_ID_TIME.fullmatch(run_id):
+            continue  # not a run's branch
+        if run_id in live_ids or branch in live_branches:
+            plan.running.append(run_id)
+            continue
+        age = (now - _run_time(run_id, run_dirs.get(run_id), committed)) / DAY_S
+        if older_than_days is not None and age < older_than_days:
+            plan.kept_newer += 1
+            continue
+        plan.remove.append(Item("branch", branch, run_id, age, _status(run_dirs.get(run_id))))
+    if older_than_days is None:
+        return plan
+    for run_id, path in sorted(run_dirs.items()):
+        if run_id in live_ids:
+            if run_id not in plan.running:
+                plan.running.append(run_id)
+            continue
+        age = (now - _run_time(run_id, path, None)) / DAY_S
+        if age < older_than_days:
+            plan.kept_newer += 1
+            continue
+        name = str(path.relative_to(top))
+        plan.remove.append(Item("run directory", name, run_id, age, _status(path)))
+    return plan
+
+
+def carry_out(plan: CleanPlan) -> list[str]:
+    """Remove what the plan lists, checking again that no run has started on it meanwhile;
+    one line for each thing that could not be removed."""
+    live_ids, live_branches = live_runs(plan.repo)
+    problems = []
+    for item in plan.remove:
+        if item.run_id in live_ids or item.name in live_branches:
+            problems.append(f"{item.kind} {item.name}: its run is going on now; kept")
+            continue
+        if item.kind == "branch":
+            try:
+                git(["branch", "-q", "-D", item.name], plan.repo)
+            except GitError as exc:
+                problems.append(f"branch {item.name}: {exc}")
+        else:
+            shutil.rmtree(plan.repo / item.name, ignore_errors=True)
+            if (plan.repo / item.name).exists():
+                problems.append(f"run directory {item.name}: could not be removed")
+    return problems
+
+
+def _run_branches(top: Path) -> list[tuple[str, float]]:
+    listing = git(
+        [
+            "for-each-ref",
+            "--format=%(refname:short)%09%(committerdate:unix)",
+            "refs/heads/" + BRANCH_PREFIX,
+        ],
+        top,
+    ).decode("utf-8", errors="replace")
+    branches = []
+    for line in listing.splitlines():
+        name, _, when = line.partition("\t")
+        branches.append((name, float(when or 0)))
+    return branches
+
+
+def _run_time(run_id: str, run_dir: Path | None, committed: float | None) -> float:
+    """When the run last did something: its run directory's newest record, else the time in
+    its id, else its branch's last commit."""
+    if run_dir is not None:
+        times = [
+            (run_dir / name).stat().st_mtime
+            for name in ("result.json", "state.json", "trace.jsonl")
+            if (run_dir / name).is_file()
+        ]
+        if times:
+            return max(times)
+    match = _RUN_ID_TIME.fullmatch(run_id)
+    if match:
+        return datetime.strptime(match[1], "%Y%m%d-%H%M%S").replace(tzinfo=UTC).timestamp()
+    if committed is not None:
+        return committed
+    return run_dir.stat().st_mtime if run_dir is not None else 0.0
+
+
+def _status(run_dir: Path | None) -> str:
+    if run_dir is None:
+        return "no run directory"
+    try:
+        result = json.loads((run_dir / "result.json").read_text())
+    except (OSError, ValueError):
+        return "unfinished"
+    if not isinstance(result, dict):
+        return "unfinished"
+    status, reason = result.get("status"), result.get("stop_reason")
+    return f"{status} ({reason})" if reason and reason != "completed" else str(status)
+
+
+def _age(days: float) -> str:
+    if days >= 1:
+        return f"{days:.0f} day{'s' if round(days) != 1 else ''} old"
+    hours = days * 24
+    return f"{hours:.0f} hour{'s' if round(hours) != 1 else ''} old" if hours >= 1 else "new"
+
+
+def clean(
+    repo: Path,
+    older_than_days: float | None,
+    *,
+    yes: bool,
+    ask: Callable[[str], str] | None,
+    say: Callable[[str], None],
+) -> int:
+    """`coder clean`: say what will go, ask (unless `yes`), remove. The exit status: 0 done or
+    nothing to do, 1 something could not be removed, 2 no terminal to ask on and no --yes."""
+    plan = plan_clean(repo, older_than_days)
+    for run_id in plan.running:
+        say(f"kept: run {run_id} is going on now")
+    if plan.kept_newer:
+        say(f"kept: {plan.kept_newer} newer than {older_than_days:g} day(s)")
+    if not plan.remove:
+        say(f"nothing to clean in {plan.repo}")
+        return 0
+    say(f"coder clean will remove, in {plan.repo}:")
+    for item in plan.remove:
+        say(f"  {item.line()}")
+    if not yes:
+        if ask is None:
+            say("no terminal to ask on: pass --yes to remove these")
+            return 2
+        if ask(f"remove these {len(plan.remove)}? [y/N] ").strip().lower() not in ("y", "yes"):
+            say("nothing removed")
+            return 0
+    problems = carry_out(plan)
+    for problem in problems:
+        say(problem)
+    say(f"removed {len(plan.remove) - len(problems)} of {len(plan.remove)}")
+    return 1 if problems else 0
