@@ -36,7 +36,9 @@ class TableRunner:
             return 2 if argv[1:2] and argv[1] in self.subcommands else 1
         return None
 
-    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
+    def path_args(
+        self, args: list[str], paths: list[str], *, major: int | None = None
+    ) -> list[str]:
         kept = list(args)
         while kept and not kept[-1].startswith("-") and any(c in kept[-1] for c in "/.*"):
             kept.pop()

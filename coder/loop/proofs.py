@@ -12,6 +12,7 @@ found by diffing its test functions (tree-sitter) between the checkpoint and now
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -109,18 +110,24 @@ def outcome_of(test_id: str, run: TestRun) -> str:
     own = [
         o
         for t, o in run.outcomes.items()
-        if t == test_id or t.startswith((f"{test_id}[", f"{test_id}::"))
+        if t == test_id or t.startswith((f"{test_id}[", f"{test_id}::", f"{test_id} > "))
     ]
-    holders = [o for t, o in run.outcomes.items() if test_id.startswith(f"{t}::")]
+    holders = [o for t, o in run.outcomes.items() if test_id.startswith((f"{t}::", f"{t} > "))]
     if any(o in FAILING for o in own + holders) or run.result.timed_out:
         return "failed"
     if own and all(o == "passed" for o in own):
         return "passed"
     if own:
         return "skipped"
-    if "::" not in test_id and run.outcomes:
+    if "::" not in test_id and run.outcomes and not any(_FILE_ID.match(t) for t in run.outcomes):
+        # ids without a file (mocha, tape): the file's run as a whole says how it did
         return "passed" if run.result.exit_code == 0 else "failed"
     return "missing"
+
+
+_FILE_ID = re.compile(r"^\S+\.\w+(?: > |::|\[|$)")
+"""An id that begins with its test file (pytest, vitest, jest, node-tap): a file no id begins
+with did not run, whatever the run's exit code."""
 
 
 @checker("tests_fail_before")
@@ -147,7 +154,7 @@ def check_fails_before(invariant: inv.TestsFailBefore, step: CompiledStep, env: 
         if was == "passed":
             proven = False
             lines.append(f"{test_id}: {VACUOUS}")
-        elif was == "skipped" or (was == "missing" and before.result.exit_code == 0):
+        elif was in ("skipped", "missing"):
             proven = False
             lines.append(f"{test_id}: did not run before the change ({was}), so it proves nothing")
         elif now != "passed":

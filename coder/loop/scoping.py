@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from summarizers.runners.commands import Unscopable, scope_to_paths
+from summarizers.runners.tap import major_version
 
 _PLACEHOLDER = "PATHS_PLACEHOLDER"
 
@@ -25,13 +26,32 @@ class PathsRun:
     the test command on those paths and nothing else."""
 
 
-def package_scripts(root: Path) -> dict[str, str]:
-    """package.json's `scripts` at `root`; empty when there is none or it is not JSON."""
+def _package(root: Path) -> dict[str, object]:
     try:
         data = json.loads((root / "package.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    scripts = data.get("scripts") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def package_majors(root: Path) -> dict[str, int]:
+    """Runner name -> the major version package.json's dependencies pin (`"tap": "^16.0.1"`
+    -> 16): node-tap 16 refuses 18's `--disable-coverage`, 18 refuses 16's `--no-coverage`."""
+    data = _package(root)
+    majors: dict[str, int] = {}
+    for key in ("dependencies", "devDependencies"):
+        deps = data.get(key)
+        if not isinstance(deps, dict):
+            continue
+        for name, spec in deps.items():
+            if isinstance(spec, str) and (major := major_version(spec)) is not None:
+                majors.setdefault(str(name), major)
+    return majors
+
+
+def package_scripts(root: Path) -> dict[str, str]:
+    """package.json's `scripts` at `root`; empty when there is none or it is not JSON."""
+    scripts = _package(root).get("scripts")
     if not isinstance(scripts, dict):
         return {}
     return {k: v for k, v in scripts.items() if isinstance(k, str) and isinstance(v, str)}
@@ -40,7 +60,7 @@ def package_scripts(root: Path) -> dict[str, str]:
 def command_for_paths(command: str, paths: list[str], root: Path) -> PathsRun:
     """The command run for `tests_pass` on `paths`; the whole test command, said so, when no
     test runner can be found in it."""
-    scoped = scope_to_paths(command, paths, package_scripts(root))
+    scoped = scope_to_paths(command, paths, package_scripts(root), majors=package_majors(root))
     if isinstance(scoped, Unscopable):
         return PathsRun(
             command, f"the whole test command ran, not just those paths: {scoped.reason}"
@@ -53,7 +73,9 @@ def paths_briefing(command: str | None, root: Path) -> str:
     for the paths (written relative to the directory the runner runs in)."""
     if not command:
         return ""
-    scoped = scope_to_paths(command, [_PLACEHOLDER], package_scripts(root))
+    scoped = scope_to_paths(
+        command, [_PLACEHOLDER], package_scripts(root), majors=package_majors(root)
+    )
     if isinstance(scoped, Unscopable):
         return f"A tests_pass with paths runs the whole test command: {scoped.reason}."
     shown = re.sub(rf"(\.\./)*{_PLACEHOLDER}", "<paths>", scoped.command)

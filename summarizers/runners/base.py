@@ -45,6 +45,10 @@ class Runner(Protocol):
         `--bail`, `--maxfail=1`), which the harness takes out of its own runs."""
         ...
 
-    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
-        """The runner's own arguments changed to run only `paths` (test files or ids)."""
+    def path_args(
+        self, args: list[str], paths: list[str], *, major: int | None = None
+    ) -> list[str]:
+        """The runner's own arguments changed to run only `paths` (test files or ids).
+        `major`: the runner's major version where the project pins it (node-tap 16 and 18+
+        spell the same flag differently); a runner that needs none ignores it."""
         ...

@@ -66,13 +66,16 @@ def scope_to_paths(
     paths: Sequence[str],
     scripts: Mapping[str, object] | None,
     runners: Iterable[Runner] | None = None,
+    majors: Mapping[str, int] | None = None,
 ) -> Scoped | Unscopable:
     """The command that runs the test runner in `command` on exactly `paths` (relative to the
     directory `command` starts in). `scripts`: package.json's `scripts` there. `runners`:
-    the runners to look for (default: every registered runner module)."""
+    the runners to look for (default: every registered runner module). `majors`: runner name
+    -> the major version the project pins (from package.json), for the runners whose flags
+    differ between versions."""
     known = list(runners) if runners is not None else _registered()
     table = {k: v for k, v in (scripts or {}).items() if isinstance(v, str)}
-    done = _Scoper(known, table).scope(command, list(paths), depth=0)
+    done = _Scoper(known, table, dict(majors or {})).scope(command, list(paths), depth=0)
     if isinstance(done, Unscopable):
         return done
     return Scoped(done.command, done.runner, _without(done.dropped))
@@ -137,9 +140,12 @@ class _Found:
 
 
 class _Scoper:
-    def __init__(self, runners: list[Runner], scripts: dict[str, str]) -> None:
+    def __init__(
+        self, runners: list[Runner], scripts: dict[str, str], majors: dict[str, int]
+    ) -> None:
         self.runners = runners
         self.scripts = scripts
+        self.majors = majors
 
     def scope(self, command: str, paths: list[str], depth: int) -> _Done | Unscopable:
         items = parse(command)
@@ -204,7 +210,9 @@ class _Scoper:
         runner, at, wrapper = direct
         if isinstance(here, _Unknown):
             return Unscopable("the runner runs in a directory coder cannot name")
-        new_args = runner.path_args(argv[at:], [_relative(p, here) for p in paths])
+        new_args = runner.path_args(
+            argv[at:], [_relative(p, here) for p in paths], major=self.majors.get(runner.name)
+        )
         kept = [w for i, w in enumerate(simple.words[:at]) if i not in wrapper]
         words = [source(command, w) for w in (*simple.assignments, *kept)]
         words += _requoted(command, simple.words[at:], new_args)

@@ -129,14 +129,19 @@ class Jest:
     def stop_flags(self, args: list[str]) -> list[int]:
         return option_indices(args, {"--bail", "-b"}, optional_number=True)
 
-    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
+    def path_args(
+        self, args: list[str], paths: list[str], *, major: int | None = None
+    ) -> list[str]:
         """Exactly these files (`--runTestsByPath`: a positional is a regular expression), with
-        the coverage gate off (`--coverage=false`): one file cannot meet a whole suite's."""
+        the coverage gate off (`--coverage=false`): one file cannot meet a whole suite's; and
+        `--verbose`, since the default reporter names no passing test and a proof must see its
+        tests pass by name."""
         drop = [i for i, a in enumerate(args) if a.split("=")[0] in _PATH_MODES]
         drop += [i for i, a in enumerate(args) if a.split("=")[0] == "--coverage"]
         drop += [i + 1 for i, a in enumerate(args) if a in ("--changedSince",)]
         kept = replace_paths(args, [], _WITH_VALUE, drop)
-        return [*kept, "--coverage=false", "--runTestsByPath", *paths]
+        verbose = [] if "--verbose" in args else ["--verbose"]
+        return [*kept, "--coverage=false", *verbose, "--runTestsByPath", *paths]
 
 
 def _tree_line(line: str, file: str, describes: list[str], outcomes: dict[str, str]) -> None:

@@ -89,7 +89,9 @@ class Mocha:
     def stop_flags(self, args: list[str]) -> list[int]:
         return option_indices(args, {"--bail", "-b"}, optional_number=False)
 
-    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
+    def path_args(
+        self, args: list[str], paths: list[str], *, major: int | None = None
+    ) -> list[str]:
         """The given files instead of mocha's default spec (`./test`); `--spec` is taken out.
         A `spec` set in `.mocharc.*` or package.json's `mocha` is run as well as the paths
         (mocha joins the two): scoping such a project needs `--no-config`/`--no-package` with

@@ -79,7 +79,9 @@ class NodeTest:
     def stop_flags(self, args: list[str]) -> list[int]:
         return []
 
-    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
+    def path_args(
+        self, args: list[str], paths: list[str], *, major: int | None = None
+    ) -> list[str]:
         return [a for a in args if a.startswith("-")] + list(paths)
 
 

@@ -99,7 +99,9 @@ class Pytest:
             if a in _STOP_FLAGS or a.startswith("--maxfail") and not a.endswith("=0")
         ]
 
-    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
+    def path_args(
+        self, args: list[str], paths: list[str], *, major: int | None = None
+    ) -> list[str]:
         kept = [a for a in args if a.startswith("-")]
         return kept + list(paths)
 

@@ -74,7 +74,9 @@ class Unittest:
     def stop_flags(self, args: list[str]) -> list[int]:
         return [i for i, a in enumerate(args) if a in _STOP_FLAGS]
 
-    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
+    def path_args(
+        self, args: list[str], paths: list[str], *, major: int | None = None
+    ) -> list[str]:
         return [a for a in args if a.startswith("-")] + list(paths)
 
 

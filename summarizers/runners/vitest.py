@@ -120,9 +120,20 @@ class Vitest:
     def stop_flags(self, args: list[str]) -> list[int]:
         return option_indices(args, {"--bail"}, optional_number=True)
 
-    def path_args(self, args: list[str], paths: list[str]) -> list[str]:
+    def path_args(
+        self, args: list[str], paths: list[str], *, major: int | None = None
+    ) -> list[str]:
+        """Only these files, with the coverage gate off (one file cannot meet a whole suite's),
+        and, unless the command picks a reporter, the verbose one: the default reporter names
+        no passing test, and a proof must see its tests pass by name."""
         coverage = [i for i, a in enumerate(args) if a.split("=")[0].startswith("--coverage")]
-        return [*replace_paths(args, paths, _WITH_VALUE, coverage), "--coverage.enabled=false"]
+        chosen = any(a.split("=")[0] == "--reporter" for a in args)
+        verbose = [] if chosen else ["--reporter=verbose"]
+        return [
+            *replace_paths(args, paths, _WITH_VALUE, coverage),
+            "--coverage.enabled=false",
+            *verbose,
+        ]
 
 
 def _read_tree(lines: list[str], outcomes: dict[str, str]) -> None:

@@ -279,3 +279,16 @@ def test_each_section_is_named_before_its_output(tmp_path):
 )
 def test_a_single_part_is_left_untouched(command):
     assert mark_sections(command) == command
+
+
+def test_node_tap_16_gets_its_own_coverage_flag() -> None:
+    """The hosted-git-info live trial: tap 16 refused 18's `--disable-coverage`, so every
+    path-scoped check of a right fix failed; the major version pinned in package.json picks."""
+    from summarizers.runners.registry import load
+
+    runners = list(load().values())
+    old = scope_to_paths("npm test", ["test/a.js"], {"test": "tap"}, runners, majors={"tap": 16})
+    new = scope_to_paths("npm test", ["test/a.js"], {"test": "tap"}, runners, majors={"tap": 21})
+    assert isinstance(old, Scoped) and isinstance(new, Scoped)
+    assert "--no-coverage" in old.command and "--disable-coverage" not in old.command
+    assert "--disable-coverage" in new.command

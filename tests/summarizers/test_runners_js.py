@@ -126,7 +126,9 @@ def test_vitest_command_words():
         "cfg.ts",
         "a.test.ts",
         "--coverage.enabled=false",
+        "--reporter=verbose",
     ]
+    assert v.path_args(["--reporter=dot"], ["a.test.ts"])[-1] == "--coverage.enabled=false"
 
 
 # --- jest -----------------------------------------------------------------------------------
@@ -182,6 +184,7 @@ def test_jest_command_words():
     assert j.path_args(["--ci", "--coverage", "test/"], ["test/a.test.js"]) == [
         "--ci",
         "--coverage=false",
+        "--verbose",
         "--runTestsByPath",
         "test/a.test.js",
     ]

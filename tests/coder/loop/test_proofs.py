@@ -235,3 +235,20 @@ def test_a_test_said_removed_that_still_runs_fails_the_check(calc_repo, script):
     [check] = verifications(events, "tests_removed")
     assert check["status"] == "failed"
     assert "tests/test_calc.py::test_scale still runs (passed)" in check["evidence"]
+
+
+def test_a_js_test_file_stands_for_the_tests_in_it() -> None:
+    """vitest and jest ids are `file > describe > test`: a file named by a proof holds them
+    (the pathe live trial: a correct step was "missing after it" for want of this)."""
+    from coder.loop.proofs import outcome_of
+    from coder.verdict.run import TestRun
+    from sandbox.running import CommandResult
+    from summarizers.runners.reader import read_log
+
+    data = Path(__file__).parents[2] / "summarizers" / "data" / "runners"
+    log = (data / "vitest_verbose.log").read_text()
+    run = TestRun("vitest", "vitest", CommandResult("vitest", 1, 1.0, log), read_log(log))
+    assert outcome_of("test/math.test.js", run) == "failed"
+    assert outcome_of("test/ok.test.js", run) == "passed"
+    assert outcome_of("test/ok.test.js > also good", run) == "passed"
+    assert outcome_of("test/gone.test.js", run) == "missing"
