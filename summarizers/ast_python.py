@@ -78,6 +78,16 @@ def _definition(
     return []
 
 
+def _decorator_nodes(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """A function's decorators, part of what it is: cases added to a
+    `@parameterized.expand([...])` list change the tests it makes (the dateparser live trial:
+    a proven regression test was "no test changed" for want of this)."""
+    parent = node.parent
+    if parent is None or parent.type != "decorated_definition":
+        return []
+    return [c for c in parent.children if c.type == "decorator"]
+
+
 def _decorator_name(decorator: tree_sitter.Node) -> str:
     text = text_of(decorator).lstrip("@").strip()
     return text.split("(", 1)[0].strip()
@@ -110,7 +120,7 @@ def _function(
         signature,
         node.start_point[0] + 1,
         public,
-        body_hash(node.child_by_field_name("body")),
+        body_hash(node.child_by_field_name("body"), *_decorator_nodes(node)),
         python_call(node, drop_first=bound),
     )
 

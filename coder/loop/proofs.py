@@ -105,12 +105,16 @@ def _changed_tests(rel: str, env: VerifyEnv) -> list[str]:
 
 
 def outcome_of(test_id: str, run: TestRun) -> str:
-    """passed | failed | skipped | missing: a parametrized test is each of its cases, a file
+    """passed | failed | skipped | missing: a parametrized test is each of its cases (pytest's
+    `test[id]`, parameterized's `test_0_...`), a file
     that failed to collect fails every test in it, and a run killed at its time limit failed."""
+    case = re.compile(re.escape(test_id) + r"_\d+(?:_|$)")  # parameterized.expand's names
     own = [
         o
         for t, o in run.outcomes.items()
-        if t == test_id or t.startswith((f"{test_id}[", f"{test_id}::", f"{test_id} > "))
+        if t == test_id
+        or t.startswith((f"{test_id}[", f"{test_id}::", f"{test_id} > "))
+        or case.match(t)
     ]
     holders = [o for t, o in run.outcomes.items() if test_id.startswith((f"{t}::", f"{t} > "))]
     if any(o in FAILING for o in own + holders) or run.result.timed_out:

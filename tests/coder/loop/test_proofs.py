@@ -252,3 +252,32 @@ def test_a_js_test_file_stands_for_the_tests_in_it() -> None:
     assert outcome_of("test/ok.test.js", run) == "passed"
     assert outcome_of("test/ok.test.js > also good", run) == "passed"
     assert outcome_of("test/gone.test.js", run) == "missing"
+
+
+def test_cases_added_to_a_parametrize_decorator_change_the_test() -> None:
+    """The dateparser live trial: new `param(...)` entries in an existing decorator list are
+    a changed test, found without the planner naming generated ids."""
+    from summarizers.ast_scope import extract_symbols
+
+    before = "@parameterized.expand([param('a')])\ndef test_parse(self, s):\n    assert parse(s)\n"
+    after = before.replace("[param('a')]", "[param('a'), param('b')]")
+    old = {s.name: s.body_hash for s in extract_symbols(before, "python").symbols}
+    new = {s.name: s.body_hash for s in extract_symbols(after, "python").symbols}
+    assert old["test_parse"] != new["test_parse"]
+
+
+def test_a_parameterized_test_is_each_of_its_generated_cases() -> None:
+    from coder.loop.proofs import outcome_of
+    from coder.verdict.run import TestRun
+    from sandbox.running import CommandResult
+    from summarizers.runners.reader import read_log
+
+    log = (
+        "t.py::T::test_date_0 PASSED\nt.py::T::test_date_1_2023_100 FAILED\n"
+        "t.py::T::test_date_other PASSED\n"
+        "=========================== short test summary info ============================\n"
+        "FAILED t.py::T::test_date_1_2023_100 - AssertionError\n"
+    )
+    run = TestRun("pytest", "pytest", CommandResult("pytest", 1, 1.0, log), read_log(log))
+    assert outcome_of("t.py::T::test_date", run) == "failed"
+    assert outcome_of("t.py::T::test_date_other", run) == "passed"
