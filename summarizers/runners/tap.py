@@ -184,11 +184,16 @@ class Tap:
         self, args: list[str], paths: list[str], *, major: int | None = None
     ) -> list[str]:
         """`major` is node-tap's major version when known (package.json, node_modules); else
-        the arguments' own flags tell, and without any, 18+ (today's node-tap) is assumed."""
+        the arguments' own flags tell, and without any, 18+ (today's node-tap) is assumed.
+        The TAP reporter unless the command picks one: with colours on (`"color": 1` in
+        package.json) node-tap's default reporter draws progress no reader can take ids from
+        (the hosted-git-info live trial: every path-scoped run read as "no test ran")."""
         drop = [i for i, a in enumerate(args) if a in _V16_ONLY | _V18_ONLY]
         old = major is not None and major < 18 or major is None and bool(_V16_ONLY & set(args))
         coverage = V16_COVERAGE_OFF if old else V18_COVERAGE_OFF
-        return [coverage, *replace_paths(args, paths, _WITH_VALUE, drop)]
+        chosen = any(a in ("-R", "--reporter") or a.startswith(("-R", "--reporter=")) for a in args)
+        reporter = [] if chosen else ["--reporter=tap"]
+        return [coverage, *reporter, *replace_paths(args, paths, _WITH_VALUE, drop)]
 
 
 def _tape_test(line: str) -> str | None:

@@ -270,8 +270,12 @@ def test_tap_command_words():
         "tap",
         "test/a.js",
     ]
-    assert t.path_args(["--100"], ["a.js"]) == [V16_COVERAGE_OFF, "a.js"]
-    assert t.path_args(["test/"], ["a.js"], major=16) == [V16_COVERAGE_OFF, "a.js"]
+    assert t.path_args(["--100"], ["a.js"]) == [V16_COVERAGE_OFF, "--reporter=tap", "a.js"]
+    assert t.path_args(["test/"], ["a.js"], major=16) == [
+        V16_COVERAGE_OFF,
+        "--reporter=tap",
+        "a.js",
+    ]
 
 
 # --- the property: the same suite run twice gives the same ids ------------------------------
