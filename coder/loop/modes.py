@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from coder.loop import prompts
+from coder.loop import (
+    prompts,
+    proofs,  # noqa: F401  (registers the proof kinds' checkers)
+)
 from coder.loop.baseline import briefing_note
 from coder.loop.final_check import FullRun, tree_of
 from coder.loop.planning import first_plan, revise_phase

@@ -39,22 +39,7 @@ from summarizers.ast_scope import extract_symbols, language_for
 from summarizers.logs import compact_log
 from summarizers.runners.model import FAILING
 
-NO_CHANGE = (
-    "this step changed no file: a step is verified by the change it makes, and nothing was "
-    "changed. Make the step's change (edit, write or delete one of its files), or, if the "
-    "work is already done, say so and let the plan drop this step"
-)
 VACUOUS = "passed before the change too: it would not have caught the bug"
-LAST = frozenset({"tests_fail_before"})
-"""Kinds checked after the others, so a proof can take the after-run from a `tests_pass`."""
-
-
-def unchanged_step(env: VerifyEnv) -> Check | None:
-    """The failed check of a step that changed no file, or None: verifying nothing would
-    commit an empty change with `Coder-Verified` trailers."""
-    if env.checkpoints.changes_since(env.checkpoint_sha):
-        return None
-    return Check("files_changed", "failed", NO_CHANGE, detail=NO_CHANGE)
 
 
 @dataclass(frozen=True)

@@ -102,13 +102,30 @@ def checker(kind: str) -> Callable[[Checker], Checker]:
     return register
 
 
+NO_CHANGE = (
+    "this step changed no file: a step is verified by the change it makes, and nothing was "
+    "changed. Make the step's change (edit, write or delete one of its files), or, if the "
+    "work is already done, say so and let the plan drop this step"
+)
+PROVEN_LAST = frozenset({"tests_fail_before"})
+"""Kinds checked after the others, so a proof can take the after-run from a `tests_pass`."""
+
+
+def unchanged_step(env: VerifyEnv) -> Check | None:
+    """The failed check of a step that changed no file, or None: verifying nothing would
+    commit an empty change with `Coder-Verified` trailers."""
+    if env.checkpoints.changes_since(env.checkpoint_sha):
+        return None
+    return Check("files_changed", "failed", NO_CHANGE, detail=NO_CHANGE)
+
+
 def verify_step(step: CompiledStep, env: VerifyEnv) -> list[Check]:
     """Scope first: a step that wrote outside its files fails whatever its tests say."""
     checks = [check_scope(step, env)]
-    nothing = proofs.unchanged_step(env)
+    nothing = unchanged_step(env)
     if nothing is not None:
         checks.append(nothing)
-    for invariant in sorted(step.invariants, key=lambda i: i.kind in proofs.LAST):
+    for invariant in sorted(step.invariants, key=lambda i: i.kind in PROVEN_LAST):
         fn = CHECKERS.get(invariant.kind)
         if fn is None:
             checks.append(Check(invariant.kind, "unverified", "no checker for this kind"))
@@ -516,6 +533,3 @@ def _changed_lines(env: VerifyEnv) -> int:
         if added.isdigit() and removed.isdigit():
             total += int(added) + int(removed)
     return total
-
-
-from coder.loop import proofs  # noqa: E402  (registers the proof kinds' checkers)

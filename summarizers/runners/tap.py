@@ -108,7 +108,8 @@ class Tap:
             line = lines[i]
             bail = _BAIL.match(line)
             if bail:
-                state.incomplete = f"bailed out:{bail.group(1)}".rstrip(":").strip()
+                reason = bail.group(1).strip()
+                state.incomplete = "the test runner bailed out" + (f" ({reason})" if reason else "")
             sub = SUBTEST.match(line)
             if sub:
                 level = len(sub.group(1)) // 4
