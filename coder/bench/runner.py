@@ -76,7 +76,10 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
         git(["worktree", "add", "--detach", str(judge), result.final_commit or "HEAD"], repo)
         shutil.copytree(fixture.acceptance, judge, dirs_exist_ok=True)
         environment = prepare_tree_environment(
-            judge, include=[], sandbox_mode="auto", test_cmd=fixture.spec.acceptance_cmd
+            judge,
+            include=_fixture_includes(fixture.repo),
+            sandbox_mode="auto",
+            test_cmd=fixture.spec.acceptance_cmd,
         )
         sandbox = make_sandbox("auto", judge, environment=environment)
         acceptance = sandbox.run(
@@ -129,3 +132,14 @@ def _make_repo(fixture: Fixture, repo: Path) -> Path:
     git(["commit", "-q", "-m", f"fixture {fixture.name}"], repo)
     lay_out(fixture.path, repo, fixture.layout)
     return repo
+
+
+def _fixture_includes(repo: Path) -> list[str]:
+    """The fixture's own `.worktreeinclude` patterns: the acceptance tree needs what the run's
+    tree had (a generated `_version.py`), and a fixture shipped here is trusted, unlike the
+    `.worktreeinclude` of a tree a pull request made."""
+    try:
+        lines = (repo / ".worktreeinclude").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
