@@ -16,13 +16,13 @@ from summarizers.logformats.node_tap import (
     test_path,
 )
 from summarizers.runners.base import Reading
+from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import FAILED, PASSED, SKIPPED, worst
 from summarizers.runners.registry import register
 
 _TIME = re.compile(r"\s*#\s*time=\s*[\d.]+\s*m?s\s*$")
 _COUNT = re.compile(r"^# (tests|pass|fail|cancelled|skipped|todo)\s+(\d+)$")
 _BAIL = re.compile(r"^\s*Bail out!(.*)$")
-_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 
 
 def stable_name(name: str) -> str:
@@ -66,7 +66,7 @@ class NodeTest:
                 outcomes[ident] = worst(outcomes.get(ident), outcome)
         return Reading(
             outcomes=outcomes,
-            messages=_messages(lines),
+            messages=failure_messages(node_tap.parse, lines, stable_name),
             incomplete=_bailed(lines),
             counts=_counts(lines),
         )
@@ -83,18 +83,6 @@ class NodeTest:
         self, args: list[str], paths: list[str], *, major: int | None = None
     ) -> list[str]:
         return [a for a in args if a.startswith("-")] + list(paths)
-
-
-def _messages(lines: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    try:
-        parsed = node_tap.parse(lines)
-    except Exception:  # noqa: BLE001 - a reader never raises on odd input
-        return out
-    for f in parsed.failures:
-        said = f"{f.exc_type}: {f.message}" if f.exc_type and f.message else f.exc_type or f.message
-        out.setdefault(stable_name(f.id), _ADDRESS.sub("0x…", said))
-    return out
 
 
 def _bailed(lines: list[str]) -> str | None:

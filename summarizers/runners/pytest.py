@@ -16,6 +16,7 @@ from xml.etree import ElementTree
 
 from summarizers.logformats import pytest_log
 from summarizers.runners.base import Reading
+from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, worst
 from summarizers.runners.registry import register
 
@@ -36,7 +37,6 @@ _FINAL = re.compile(r"^=*\s*(?:\d+ \w+(?:, )?)+.* in [\d.]+s.*$")
 _BANNER = re.compile(r"^!{3,} (.+?) !{3,}$")
 _STOP = re.compile(r"^stopping after \d+ failures?$")
 _COLLECTION = re.compile(r"^Interrupted: \d+ errors? during collection$")
-_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 _STOP_FLAGS = ("-x", "--exitfirst", "--sw", "--stepwise", "--sw-skip", "--stepwise-skip")
 JUNIT_FILE = "pytest-junit.xml"
 """The report's file name in the command's reports directory."""
@@ -78,7 +78,7 @@ class Pytest:
                 _record(outcomes, m.group(1), _WORD[m.group(2)])
         return Reading(
             outcomes=outcomes,
-            messages=messages(lines),
+            messages=failure_messages(pytest_log.parse, lines),
             incomplete=stopped_early(lines),
             counts=counts(lines),
         )
@@ -110,20 +110,6 @@ def _record(outcomes: dict[str, str], ident: str, outcome: str) -> None:
     ident = ident.strip()
     if ident:
         outcomes[ident] = worst(outcomes.get(ident), outcome)
-
-
-def messages(lines: list[str]) -> dict[str, str]:
-    """Failing id -> "ExcType: message", as the log's own format parser reads them; memory
-    addresses masked (they differ between two runs of the same failure)."""
-    out: dict[str, str] = {}
-    try:
-        parsed = pytest_log.parse(lines)
-    except Exception:  # noqa: BLE001 - a reader never raises on odd input
-        return out
-    for f in parsed.failures:
-        said = f"{f.exc_type}: {f.message}" if f.exc_type and f.message else f.exc_type or f.message
-        out.setdefault(f.id, _ADDRESS.sub("0x…", said))
-    return out
 
 
 def counts(lines: list[str]) -> dict[str, int]:

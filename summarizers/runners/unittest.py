@@ -9,6 +9,7 @@ import re
 from summarizers.logformats import unittest_log
 from summarizers.logformats.unittest_log import unittest_id
 from summarizers.runners.base import Reading
+from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, worst
 from summarizers.runners.registry import register
 
@@ -25,7 +26,6 @@ _WORD = {
 }
 _RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s$")
 _RESULT = re.compile(r"^(?:OK|FAILED)(?: \((.*)\))?$")
-_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 _STOP_FLAGS = ("-f", "--failfast")
 
 
@@ -63,7 +63,11 @@ class Unittest:
                     outcomes, unittest_id(block.group(2), block.group(3), block.group(4)), outcome
                 )
             pending = None if line.strip() else pending
-        return Reading(outcomes=outcomes, messages=_messages(lines), counts=_counts(lines))
+        return Reading(
+            outcomes=outcomes,
+            messages=failure_messages(unittest_log.parse, lines),
+            counts=_counts(lines),
+        )
 
     def invoked_at(self, argv: list[str]) -> int | None:
         for i, word in enumerate(argv):
@@ -84,18 +88,6 @@ def _record(outcomes: dict[str, str], ident: str, outcome: str) -> None:
     ident = ident.strip()
     if ident:
         outcomes[ident] = worst(outcomes.get(ident), outcome)
-
-
-def _messages(lines: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    try:
-        parsed = unittest_log.parse(lines)
-    except Exception:  # noqa: BLE001 - a reader never raises on odd input
-        return out
-    for f in parsed.failures:
-        said = f"{f.exc_type}: {f.message}" if f.exc_type and f.message else f.exc_type or f.message
-        out.setdefault(f.id, _ADDRESS.sub("0x…", said))
-    return out
 
 
 def _counts(lines: list[str]) -> dict[str, int]:
