@@ -462,15 +462,16 @@ def _warn(options: RunOptions, line: str) -> None:
 
 
 def _removed(rt: Runtime) -> frozenset[str]:
-    """The tests the verified steps removed on purpose (their `tests_removed` invariants)."""
+    """The tests the run removed on purpose: what the committed steps' `tests_removed`
+    invariants name (verified steps; every committed step in plan mode, which verifies none),
+    and what react mode's `final_answer` names. The final check names them to the user."""
+    found: set[str] = set(rt.state.said_removed)
     plan = rt.state.plan
-    if plan is None:
-        return frozenset()
-    found: set[str] = set()
-    for step_id in rt.state.verified:
-        step = plan.steps.get(step_id)
-        if step is not None:
-            found |= removed_on_purpose(step)
+    if plan is not None:
+        for step_id, outcome in rt.state.steps.items():
+            step = plan.steps.get(step_id)
+            if step is not None and outcome.status in ("verified", "done_unverified"):
+                found |= removed_on_purpose(step)
     return frozenset(found)
 
 
