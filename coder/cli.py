@@ -596,7 +596,11 @@ def bench(
         typer.Option(help="SWE-bench instances (JSON Lines or a JSON list) instead of fixtures."),
     ] = None,
     repos: Annotated[
-        Path | None, typer.Option(help="With --swebench: one local clone per repo, owner__name.")
+        Path | None,
+        typer.Option(
+            help="With --swebench: one local clone per repo, owner__name (default: built once "
+            "into the cache from the repos/ beside the instances file)."
+        ),
     ] = None,
     predictions: Annotated[
         Path | None,
@@ -610,6 +614,15 @@ def bench(
         typer.Option(
             metavar="FILE",
             help="With --swebench: also judge another agent's predictions (SWE-bench JSON Lines).",
+        ),
+    ] = None,
+    record_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--record",
+            metavar="DIR",
+            help="Record every run's model replies to DIR/<name>.<mode>.json "
+            "(what --model script:DIR replays).",
         ),
     ] = None,
 ) -> None:
@@ -626,8 +639,6 @@ def bench(
         ):
             if value:
                 fail(f"{flag} goes with --swebench FILE")
-    elif repos is None:
-        fail("--swebench needs --repos DIR (one local clone per repository, named owner__name)")
     elif fixtures_dir is not None:
         fail("give either a fixtures directory or --swebench FILE, not both")
     if fixtures_dir is None:
@@ -635,11 +646,7 @@ def bench(
 
         fixtures_dir = default_fixtures()
     console = Console()  # the terminal's width, else COLUMNS, else 80: the summary fits 80
-    source = (
-        SweBenchArgs(swebench, repos, predictions, hints)
-        if swebench is not None and repos is not None
-        else None
-    )
+    source = SweBenchArgs(swebench, repos, predictions, hints) if swebench is not None else None
     raise typer.Exit(
         bench_command(
             fixtures_dir,
@@ -654,6 +661,7 @@ def bench(
             runs=runs,
             html_file=html_file,
             predictions_in=predictions_in,
+            record=record_dir,
         )
     )
 

@@ -41,6 +41,7 @@ def bench_command(
     runs: bool = False,
     html_file: Path | None = None,
     predictions_in: Path | None = None,
+    record: Path | None = None,
 ) -> int:
     from coder.bench.executors import ExecutorUnavailable, make_executor
 
@@ -57,19 +58,27 @@ def bench_command(
     bad_lines: list[BadLine] = []
     skips: list[dict[str, str]] = []
     jobs: Sequence[BenchJob]
+    if record is not None:
+        record = record.resolve()
+    found_instances = None
     if swebench is not None:
+
+        def say(line: str) -> None:
+            console.print(markup_safe(line), highlight=False)
+
         try:
-            jobs, bad_lines = swebench_jobs(swebench, modes, only, model)
+            found_instances = swebench_jobs(swebench, modes, only, model, say, record)
         except SourceError as exc:
             console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
             return 2
+        jobs, bad_lines = found_instances.jobs, found_instances.problems
     else:
-        found = _fixture_jobs(fixtures_dir, only, modes, model, console)
+        found = _fixture_jobs(fixtures_dir, only, modes, model, console, record)
         if found is None or not found[0]:
             return 2
         jobs, skips = found
     peer_modes: tuple[str, ...] = ()
-    if swebench is not None and predictions_in is not None:
+    if found_instances is not None and predictions_in is not None:
         from coder.bench.peer import PredictionsError, load_predictions, peer_jobs
 
         try:
@@ -78,7 +87,7 @@ def bench_command(
             console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
             return 2
         instances = list({j.instance.instance_id: j.instance for j in jobs}.values())  # type: ignore[attr-defined]
-        peers = peer_jobs(predictions, instances, swebench.repos)
+        peers = peer_jobs(predictions, instances, found_instances.clones, found_instances.prepared)
         peer_modes = tuple(dict.fromkeys(p.prediction.model for p in peers))
         jobs = [*jobs, *peers]
     try:
@@ -168,6 +177,7 @@ def _fixture_jobs(
     modes: tuple[str, ...],
     model: str | None,
     console: Console,
+    record: Path | None = None,
 ) -> tuple[list[BenchJob], list[dict[str, str]]] | None:
     """The fixture × mode jobs, and the pairs skipped (a fixture without that mode's script);
     None when the fixtures are broken (said on the console)."""
@@ -181,7 +191,10 @@ def _fixture_jobs(
             console.print(f"  {markup_safe(line)}", highlight=False)
         return None
     return [
-        FixtureJob(f, m, model) for f in fixtures for m in modes if m not in f.missing
+        FixtureJob(f, m, model, record / f"{f.name}.{m}.json" if record else None)
+        for f in fixtures
+        for m in modes
+        if m not in f.missing
     ], skipped(fixtures)
 
 

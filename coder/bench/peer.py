@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder.bench.jobs import Row, run_row
+from coder.bench.prepare import Prepared
 from coder.bench.swebench import Instance
 from coder.bench.swebench_job import InstanceError, prepare_clone
 from sandbox.gitcli import GitError, git, git_line
@@ -74,6 +75,8 @@ class PredictionJob:
     instance: Instance
     prediction: Prediction
     repos: Path
+    deps: Path | None = None
+    setup_error: str | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -87,11 +90,21 @@ class PredictionJob:
 
 
 def peer_jobs(
-    predictions: list[Prediction], instances: list[Instance], repos: Path
+    predictions: list[Prediction],
+    instances: list[Instance],
+    repos: Path,
+    prepared: Prepared | None = None,
 ) -> list[PredictionJob]:
     by_id = {i.instance_id: i for i in instances}
+    prepared = prepared or Prepared()
     return [
-        PredictionJob(by_id[p.instance_id], p, repos.resolve())
+        PredictionJob(
+            by_id[p.instance_id],
+            p,
+            repos.resolve(),
+            prepared.deps.get(p.instance_id),
+            prepared.errors.get(p.instance_id),
+        )
         for p in predictions
         if p.instance_id in by_id
     ]
@@ -102,6 +115,8 @@ def grade_prediction(job: PredictionJob) -> Row:
 
     started = time.monotonic()
     instance, patch = job.instance, job.prediction.patch
+    if job.setup_error:
+        return _row(job, error=job.setup_error)
     work = Path(tempfile.mkdtemp(prefix=f"coder-peer-{instance.instance_id}-"))
     try:
         try:
@@ -128,7 +143,7 @@ def grade_prediction(job: PredictionJob) -> Row:
                     },
                     wall_s=round(time.monotonic() - started, 3),
                 )
-        evaluation = evaluate(repo, instance, commit, work)
+        evaluation = evaluate(repo, instance, commit, work, job.deps)
         claimed = bool(patch.strip())
         return _row(
             job,

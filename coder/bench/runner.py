@@ -29,19 +29,23 @@ class FixtureJob:
     fixture: Fixture
     mode: str
     model: str | None
+    record: Path | None = None
+    """Record the model's replies here (a file `--model script:` replays)."""
 
     @property
     def key(self) -> tuple[str, str]:
         return (self.fixture.name, self.mode)
 
     def run(self) -> Row:
-        return run_one(self.fixture, self.mode, self.model)
+        return run_one(self.fixture, self.mode, self.model, self.record)
 
     def failed(self, reason: str) -> Row:
         return _row(self.fixture, self.mode, error=reason)
 
 
-def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
+def run_one(
+    fixture: Fixture, mode: str, model: str | None, record: Path | None = None
+) -> dict[str, Any]:
     from coder.loop.runner import RunOptions, UsageError, run_task
     from sandbox.confine import make_sandbox
     from sandbox.repo_env import prepare_tree_environment
@@ -59,6 +63,7 @@ def run_one(fixture: Fixture, mode: str, model: str | None) -> dict[str, Any]:
             test_cmd=fixture.spec.test_cmd,
             out_dir=work / "run",
             command_env=FIXTURE_ENV,
+            record=record,
         )
         try:
             result = run_task(options).result

@@ -42,6 +42,9 @@ class Instance(BaseModel):
     """Tests that passed before the change and must still pass."""
     hints_text: str = ""
     """Comments from the issue thread; given to the model only with --hints."""
+    prepare: str | None = None
+    """A shell command run once at base_commit before any run (e.g. `npm ci`), unconfined, with
+    the network; its node_modules/ is copied into every run's tree and every judged tree."""
 
     @field_validator("FAIL_TO_PASS", "PASS_TO_PASS", mode="before")
     @classmethod

@@ -22,6 +22,7 @@ from typing import Any
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
+from coder.bench.prepare import copy_deps
 from coder.bench.swebench import Instance
 from sandbox.gitcli import GitError, git, git_ok
 from summarizers.causes import find_causes
@@ -62,21 +63,24 @@ class _TestRun:
     """Why the tests did not run at all (the sandbox, the patch), when they did not."""
 
 
-def evaluate(clone: Path, instance: Instance, final_commit: str, work: Path) -> Evaluation:
-    """Grade `final_commit` of `clone` (a throwaway clone holding base_commit)."""
+def evaluate(
+    clone: Path, instance: Instance, final_commit: str, work: Path, deps: Path | None = None
+) -> Evaluation:
+    """Grade `final_commit` of `clone` (a throwaway clone holding base_commit); `deps` is the
+    instance's prepared checkout, whose node_modules/ each judged tree gets."""
     not_ids = [t for t in instance.FAIL_TO_PASS + instance.PASS_TO_PASS if "::" not in t]
     if not_ids:
         return Evaluation(
             NOT_EVALUATED,
             f"the local evaluation runs pytest node ids, and {not_ids[0]!r} is not one",
         )
-    final = _run_tests(clone, instance, final_commit, work / "eval-final")
+    final = _run_tests(clone, instance, final_commit, work / "eval-final", deps)
     if final.problem:
         return Evaluation(NOT_EVALUATED, final.problem)
     wanted = instance.FAIL_TO_PASS + instance.PASS_TO_PASS
     missing = [t for t in wanted if status_of(t, final.statuses) is None]
     if missing:
-        probe = _run_tests(clone, instance, instance.base_commit, work / "eval-base")
+        probe = _run_tests(clone, instance, instance.base_commit, work / "eval-base", deps)
         if probe.problem:
             return Evaluation(NOT_EVALUATED, probe.problem)
         unrunnable = [t for t in missing if status_of(t, probe.statuses) is None]
@@ -145,12 +149,15 @@ def patched_paths(patch: str) -> list[str]:
     return paths
 
 
-def _run_tests(clone: Path, instance: Instance, commit: str, tree: Path) -> _TestRun:
+def _run_tests(
+    clone: Path, instance: Instance, commit: str, tree: Path, deps: Path | None
+) -> _TestRun:
     from sandbox.confine import SandboxUnavailable, make_sandbox
     from sandbox.limits import Limits
 
     git(["worktree", "add", "-q", "--detach", str(tree), commit], clone)
     try:
+        copy_deps(deps, tree)
         problem = _lay_test_patch(tree, instance)
         if problem:
             return _TestRun({}, problem=problem)

@@ -19,6 +19,7 @@ from typing import Any
 from coder.bench.classes import judged
 from coder.bench.evidence import gather
 from coder.bench.jobs import Row, model_for, result_fields, run_row
+from coder.bench.prepare import copy_deps
 from coder.bench.swebench import Instance
 from sandbox.gitcli import GitError, git, git_ok
 
@@ -34,6 +35,12 @@ class InstanceJob:
     repos: Path
     model: str | None
     hints: bool = False
+    deps: Path | None = None
+    """The prepared checkout whose node_modules/ the run's tree gets (instance.prepare)."""
+    setup_error: str | None = None
+    """Why the instance cannot run (its prepare failed): the row says so, nothing runs."""
+    record: Path | None = None
+    """Record the model's replies here (a file `--model script:` replays)."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -52,10 +59,13 @@ def run_instance(job: InstanceJob) -> Row:
 
     started = time.monotonic()
     instance = job.instance
+    if job.setup_error:
+        return _row(job, error=job.setup_error)
     work = Path(tempfile.mkdtemp(prefix=f"coder-swebench-{instance.instance_id}-{job.mode}-"))
     try:
         try:
             repo = prepare_clone(job.repos, instance, work / "repo")
+            copy_deps(job.deps, repo)
         except InstanceError as exc:
             return _row(job, error=str(exc), wall_s=round(time.monotonic() - started, 3))
         options = RunOptions(
@@ -64,13 +74,16 @@ def run_instance(job: InstanceJob) -> Row:
             model=model_for(job.model, instance.instance_id, job.mode),
             mode=job.mode,
             out_dir=work / "run",
+            record=job.record,
         )
         try:
             result = run_task(options).result
         except Exception as exc:  # one broken run must not lose the whole report
             kind = "" if isinstance(exc, UsageError) else f"{type(exc).__name__}: "
             return _row(job, error=f"{kind}{exc}", wall_s=round(time.monotonic() - started, 3))
-        evaluation = evaluate(repo, instance, result.final_commit or instance.base_commit, work)
+        evaluation = evaluate(
+            repo, instance, result.final_commit or instance.base_commit, work, job.deps
+        )
         claimed = result.status == "verified"
         resolved = evaluation.status == RESOLVED
         return _row(

@@ -48,7 +48,10 @@ def test_ray_takes_an_optional_address(argv, expected):
     [
         (["--repos", "."], "--repos goes with --swebench FILE"),
         (["--hints"], "--hints goes with --swebench FILE"),
-        (["--swebench", str(INSTANCES)], "--swebench needs --repos DIR"),
+        (
+            ["--swebench", str(SCRIPTS / "suite.jsonl"), "--model", f"script:{SCRIPTS}"],
+            "no repos/ beside it to build the clones from; name the local clones with --repos DIR",
+        ),
         (["--swebench", str(INSTANCES), "--repos", "."], "--swebench needs --model"),
         (
             [

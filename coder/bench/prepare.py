@@ -1,0 +1,150 @@
+"""An instance's `prepare` command (e.g. `npm ci`), run once at its base and reused by every run.
+
+The command runs unconfined, as the user's own setup would (it needs the package registry), in
+a checkout of base_commit in the cache, `deps/<instance_id>/`. Made in a temporary directory
+and renamed when it succeeded, with a stamp naming the command and the commit, so a cache that
+holds it is used as is: offline, nothing is fetched. Each run then gets a real copy of its
+`node_modules/` (`cp -a`: never links), so nothing a run writes can reach the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coder.bench.swebench import Instance
+from sandbox.gitcli import GitError, git
+
+PREPARE_TIMEOUT_S = 1200.0
+STAMP = ".coder-prepared.json"
+COPIED = ("node_modules",)
+"""What a prepared checkout gives each run's tree."""
+
+
+@dataclass
+class Prepared:
+    deps: dict[str, Path] = field(default_factory=dict)
+    """instance_id -> the prepared checkout whose node_modules each run gets."""
+    errors: dict[str, str] = field(default_factory=dict)
+    """instance_id -> why its prepare failed (one line)."""
+
+
+def local_cache(repos: Path) -> Path:
+    """The cache of clones the user named with --repos: keyed by where they are."""
+    from coder.bench.shipped import cache_root
+
+    key = hashlib.sha256(str(repos.resolve()).encode()).hexdigest()[:16]
+    return cache_root() / f"local-{key}"
+
+
+def prepare_all(
+    instances: Iterable[Instance], clones: Path, cache: Path, say: Callable[[str], None]
+) -> Prepared:
+    prepared = Prepared()
+    for instance in instances:
+        if not instance.prepare:
+            continue
+        target = cache / "deps" / instance.instance_id
+        try:
+            if not _is_prepared(target, instance):
+                _prepare(instance, clones, target, say)
+        except PrepareError as exc:
+            say(f"prepare {instance.instance_id}: {exc}")
+            prepared.errors[instance.instance_id] = str(exc)
+            continue
+        prepared.deps[instance.instance_id] = target
+    return prepared
+
+
+class PrepareError(Exception):
+    """The prepare command failed: names the command and its last error line."""
+
+
+def _stamp(instance: Instance) -> dict[str, str]:
+    return {"command": instance.prepare or "", "base_commit": instance.base_commit}
+
+
+def _is_prepared(target: Path, instance: Instance) -> bool:
+    try:
+        return bool(json.loads((target / STAMP).read_text(encoding="utf-8")) == _stamp(instance))
+    except (OSError, ValueError):
+        return False
+
+
+def _prepare(instance: Instance, clones: Path, target: Path, say: Callable[[str], None]) -> None:
+    command = instance.prepare or ""
+    source = clones / instance.clone_name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{instance.instance_id}-", dir=target.parent))
+    try:
+        try:
+            git(["clone", "-q", "--no-checkout", str(source), str(work / "tree")], work)
+            git(["checkout", "-q", "--detach", instance.base_commit], work / "tree")
+        except GitError as exc:
+            raise PrepareError(
+                f"cannot check out {instance.base_commit[:12]} of {source}: {exc}"
+            ) from None
+        say(f"prepare {instance.instance_id}: {command}")
+        started = time.monotonic()
+        try:
+            done = subprocess.run(
+                command,
+                shell=True,
+                cwd=work / "tree",
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=PREPARE_TIMEOUT_S,
+            )
+        except subprocess.TimeoutExpired:
+            raise PrepareError(f"`{command}` did not finish in {PREPARE_TIMEOUT_S:.0f}s") from None
+        took = time.monotonic() - started
+        if done.returncode != 0:
+            raise PrepareError(
+                f"`{command}` failed (exit {done.returncode}, {took:.1f}s): "
+                f"{last_error_line(done.stderr + chr(10) + done.stdout)}"
+            )
+        (work / "tree" / STAMP).write_text(json.dumps(_stamp(instance)), encoding="utf-8")
+        shutil.rmtree(target, ignore_errors=True)
+        (work / "tree").rename(target)
+        say(f"prepare {instance.instance_id}: done in {took:.1f}s")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def last_error_line(output: str) -> str:
+    """The line that says what went wrong: the last one naming an error (npm's pointer to its
+    own log file is not one), else the last line."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    lines = [line for line in lines if "complete log of this run" not in line]
+    for line in reversed(lines):
+        if "err" in line.lower():
+            return line[:300]
+    return lines[-1][:300] if lines else "it printed nothing"
+
+
+def copy_deps(deps: Path | None, tree: Path) -> None:
+    """A real copy of the prepared `node_modules/` into `tree`, kept out of git's view."""
+    if deps is None:
+        return
+    for name in COPIED:
+        if (deps / name).exists() and not (tree / name).exists():
+            subprocess.run(["cp", "-a", str(deps / name), str(tree / name)], check=True)
+    exclude = Path(git(["rev-parse", "--git-common-dir"], tree).decode().strip())
+    if not exclude.is_absolute():
+        exclude = tree / exclude
+    info = exclude / "info" / "exclude"
+    info.parent.mkdir(parents=True, exist_ok=True)
+    text = info.read_text(encoding="utf-8") if info.exists() else ""
+    for name in COPIED:
+        if f"/{name}/" not in text.splitlines():
+            text += ("" if not text or text.endswith("\n") else "\n") + f"/{name}/\n"
+    info.write_text(text, encoding="utf-8")
