@@ -23,7 +23,7 @@ from coder.config import (
 )
 from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
-from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
+from coder.loop.baseline import Baseline, BaselineUnrunnable, raised_limit, run_baseline
 from coder.loop.context import BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, reusable_run, unchanged_check
 from coder.loop.given_plan import load_given_plan
@@ -432,7 +432,7 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
                 rt.limits.cmd_timeout_s,
                 allow_no_tests=rt.allow_no_tests,
             )
-        rt.trace.emit("baseline", **rt.baseline.event())
+        rt.trace.emit("baseline", **rt.baseline.event(), **_fit_command_limit(rt, rt.baseline))
     cache = RepoMapCache(directory=cache_dir(workspace.repo, "repomap"))
     rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
     own = rt.state.elapsed() - earlier_wall  # this run's time so far, a resumed one's included
@@ -454,6 +454,19 @@ def _setup(rt: Runtime, workspace: Workspace, command: str) -> None:
         workspace.delete_branch()
         raise UsageError(f"{failure} (output: {rt.run_dir / 'setup.log'})") from None
     rt.trace.emit("setup", command=command, status="ok", duration_s=round(result.duration_s, 3))
+
+
+def _fit_command_limit(rt: Runtime, base: Baseline) -> dict[str, float]:
+    """A test command that took most of the command limit at the base would time out in a
+    step on a busier machine: the limit becomes twice what it took, and the baseline event
+    says so (`cmd_timeout_raised`: from, to)."""
+    limit = raised_limit(rt.limits.cmd_timeout_s, base)
+    if limit is None:
+        return {}
+    was = rt.limits.cmd_timeout_s
+    rt.limits = replace(rt.limits, cmd_timeout_s=limit)
+    rt.session.limits = rt.limits
+    return {"cmd_timeout_raised_from": was, "cmd_timeout_s": limit}
 
 
 def _warn(options: RunOptions, line: str) -> None:
