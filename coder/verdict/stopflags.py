@@ -11,15 +11,15 @@ counts as incomplete rather than as evidence.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from summarizers.runners.registry import load
+from summarizers.runners.stopargs import flag_text
 
 _OPERATORS = frozenset(";&|\n")
 """What ends a simple command: a flag after one belongs to the next command, not the runner."""
 _UNSAFE = ("`", "$(")
-_DIGITS = re.compile(r"^\d+$")
 
 
 @dataclass(frozen=True)
@@ -120,159 +120,23 @@ def _segments(words: list[Word]) -> list[list[Word]]:
     return [s for s in out if s]
 
 
-@dataclass(frozen=True)
-class _Runner:
-    name: str
-    starts: Callable[[list[Word], int], bool]
-    """Does the runner's argument list begin after word i?"""
-    cut: Callable[[list[Word], int], _Cut | None]
-    """The cut for a stop flag at word i, if it is one."""
-
-
-def _basename(word: Word) -> str:
-    return word.text.rsplit("/", 1)[-1]
-
-
-def _module(name: str) -> Callable[[list[Word], int], bool]:
-    def starts(words: list[Word], i: int) -> bool:
-        return _basename(words[i]) == name or (
-            words[i].text == "-m" and i + 1 < len(words) and words[i + 1].text == name
-        )
-
-    return starts
-
-
-def _program(*names: str) -> Callable[[list[Word], int], bool]:
-    return lambda words, i: _basename(words[i]) in names
-
-
-def _drop(word: Word, flag: str | None = None) -> _Cut:
-    return _Cut(word.start, word.end, "", flag or word.text)
-
-
-def _cluster(word: Word, stop: str, no_value: str) -> _Cut | None:
-    """`-xvs` -> `-vs`: a stop letter in a cluster of short flags, up to the first letter that
-    takes a value (pytest's `-rx` is -r with value "x", not -x)."""
-    letters = word.text[1:]
-    if not re.fullmatch(r"[A-Za-z]{2,}", letters):
-        return None
-    out = []
-    for k, letter in enumerate(letters):
-        if letter not in no_value:
-            out.append(letters[k:])
-            break
-        if letter != stop:
-            out.append(letter)
-    rest = "".join(out)
-    if rest == letters:
-        return None
-    return _Cut(word.start, word.end, f"-{rest}" if rest else "", f"-{stop}")
-
-
-def _pytest_cut(words: list[Word], i: int) -> _Cut | None:
-    word = words[i]
-    if word.text in ("-x", "--exitfirst", "--sw", "--stepwise", "--sw-skip", "--stepwise-skip"):
-        return _drop(word)
-    if word.text.startswith("--maxfail="):
-        return _drop(word)
-    if word.text == "--maxfail" and i + 1 < len(words):
-        value = words[i + 1]
-        return _Cut(word.start, value.end, "", f"--maxfail {value.text}", safe=value.plain)
-    if word.text.startswith("-") and not word.text.startswith("--"):
-        return _cluster(word, "x", "qvslx")
-    return None
-
-
-def _unittest_cut(words: list[Word], i: int) -> _Cut | None:
-    word = words[i]
-    if word.text in ("-f", "--failfast"):
-        return _drop(word)
-    if word.text.startswith("-") and not word.text.startswith("--"):
-        return _cluster(word, "f", "vqfcb")
-    return None
-
-
-def _bail_cut(short: bool, needs_number: bool = False) -> Callable[[list[Word], int], _Cut | None]:
-    """jest, mocha, vitest, bun: `--bail`, `--bail=N`, `--bail N` (and `-b` where it means it)."""
-
-    def cut(words: list[Word], i: int) -> _Cut | None:
-        word = words[i]
-        if word.text.startswith("--bail="):
-            return _drop(word)
-        if word.text == "--bail" or (short and word.text == "-b"):
-            nxt = words[i + 1] if i + 1 < len(words) else None
-            if nxt is not None and nxt.plain and _DIGITS.match(nxt.text):
-                return _Cut(word.start, nxt.end, "", f"{word.text} {nxt.text}")
-            if needs_number:
-                return None
-            return _drop(word)
-        return None
-
-    return cut
-
-
-BAIL_REPORTER = "@reporters/bail"
-
-
-def _node_cut(words: list[Word], i: int) -> _Cut | None:
-    """node --test bails only through a reporter. Reporters pair with destinations by position,
-    so with any destination given the reporter is left alone (and reported)."""
-    word = words[i]
-    if word.text == f"--test-reporter={BAIL_REPORTER}":
-        end = word.end
-    elif (
-        word.text == "--test-reporter" and i + 1 < len(words) and words[i + 1].text == BAIL_REPORTER
-    ):
-        end = words[i + 1].end
-    else:
-        return None
-    safe = not any(w.text.startswith("--test-reporter-destination") for w in words)
-    return _Cut(word.start, end, "", f"--test-reporter={BAIL_REPORTER}", safe=safe)
-
-
-def _node_test(words: list[Word], i: int) -> bool:
-    return _basename(words[i]) == "node" and any(w.text == "--test" for w in words[i + 1 :])
-
-
-RUNNERS: tuple[_Runner, ...] = (
-    _Runner(
-        "pytest", lambda w, i: _module("pytest")(w, i) or _basename(w[i]) == "py.test", _pytest_cut
-    ),
-    _Runner("unittest", _module("unittest"), _unittest_cut),
-    _Runner("jest", _program("jest"), _bail_cut(short=True)),
-    _Runner("mocha", _program("mocha", "_mocha"), _bail_cut(short=True)),
-    _Runner("vitest", _program("vitest"), _bail_cut(short=False, needs_number=True)),
-    _Runner(
-        "bun",
-        lambda w, i: _basename(w[i]) == "bun" and i + 1 < len(w) and w[i + 1].text == "test",
-        _bail_cut(short=False),
-    ),
-    _Runner("node", _node_test, _node_cut),
-)
-
-
 def _runner_cuts(segment: list[Word]) -> list[_Cut]:
-    for i in range(len(segment)):
-        for runner in RUNNERS:
-            if runner.starts(segment, i):
-                return _cuts_after(runner, segment, i + 1)
-    return []
-
-
-def _cuts_after(runner: _Runner, words: list[Word], first: int) -> list[_Cut]:
+    """The cuts the runner this simple command runs asks for (its module's `stop_flags`),
+    in its own arguments only: `python -x -m pytest` keeps Python's `-x`."""
+    texts = [w.text for w in segment]
+    found = [(at, r) for r in load().values() if (at := r.invoked_at(texts)) is not None]
+    if not found:
+        return []
+    at, runner = min(found, key=lambda pair: pair[0])
+    own = texts[at:]
+    if "--" in own:
+        own = own[: own.index("--")]
     cuts = []
-    k = first
-    while k < len(words):
-        if words[k].text == "--":
-            break
-        cut = runner.cut(words, k)
-        if cut is not None:
-            if not words[k].plain:
-                cut = replace(cut, safe=False)
-            cuts.append(cut)
-            k = next((j for j, w in enumerate(words) if w.start >= cut.end), len(words))
-            continue
-        k += 1
+    for flag in runner.stop_flags(own):
+        words = segment[at + flag.index : at + flag.index + flag.words]
+        plain = all(w.plain for w in words)
+        text = flag_text(own, flag)
+        cuts.append(_Cut(words[0].start, words[-1].end, flag.keep, text, flag.safe and plain))
     return cuts
 
 
@@ -289,7 +153,7 @@ _SCRIPT_RUNNERS = ("npm", "pnpm", "yarn")
 
 def _script_flags(segment: list[Word], root: Path | None) -> list[str]:
     """Stop flags inside the package.json script that `npm test` / `yarn run x` runs."""
-    if root is None or not segment or _basename(segment[0]) not in _SCRIPT_RUNNERS:
+    if root is None or not segment or segment[0].text.rsplit("/", 1)[-1] not in _SCRIPT_RUNNERS:
         return []
     args = [w.text for w in segment[1:] if not w.text.startswith("-")]
     if not args:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from summarizers.runners.stopargs import StopFlag
+
 
 @dataclass(frozen=True)
 class Reading:
@@ -40,9 +42,10 @@ class Runner(Protocol):
         the index of its first own argument (`npx vitest run x` -> 3); else None."""
         ...
 
-    def stop_flags(self, args: list[str]) -> list[int]:
-        """Indices in the runner's own arguments of stop-at-first-failure flags (`-x`,
-        `--bail`, `--maxfail=1`), which the harness takes out of its own runs."""
+    def stop_flags(self, args: list[str]) -> list[StopFlag]:
+        """The runner's own stop-at-first-failure flags in `args` (`-x`, `--bail 2`,
+        `--maxfail=1`, the x of `-xvs`), which the harness takes out of its own runs: this is
+        the one place that knows them (coder/verdict/stopflags.py cuts what it is told)."""
         ...
 
     def path_args(

@@ -17,16 +17,18 @@ import re
 from summarizers.runners.base import Reading
 from summarizers.runners.jsargs import (
     find_binary,
-    option_indices,
     replace_paths,
     strip_duration,
 )
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
 from summarizers.runners.registry import register
+from summarizers.runners.stopargs import StopFlag, option_flags
 
 _FILE = re.compile(r"^\s?(PASS|FAIL) +(?:\S+ {2,})?(\S+?)(?: \(\d+(?:\.\d+)? ?m?s\))?$")
 _HEADER = re.compile(r"^  ● (.+)$")
 SUITE_FAILED = "Test suite failed to run"
+CONSOLE = "Console"
+"""jest 22's header over what a file's tests printed (`  ● Console`): not a failure."""
 _TREE = re.compile(r"^( +)(✓|✕|○|✎|√|×) (?:(?:skipped|todo) )?(.+)$")
 _MARK = {"✓": PASSED, "√": PASSED, "✕": FAILED, "×": FAILED, "○": SKIPPED, "✎": SKIPPED}
 _FRAME = re.compile(r"^\s+at (?:.* \()?([^()\s]+?:\d+:\d+)\)?$")
@@ -82,6 +84,8 @@ class Jest:
             header = _HEADER.match(line)
             if header:
                 in_tree = False
+            if header and current and header.group(1).strip() == CONSOLE:
+                continue
             if header and current:
                 title = header.group(1).strip()
                 if title == SUITE_FAILED:
@@ -126,8 +130,8 @@ class Jest:
         at = find_binary(argv, {"jest"})
         return None if at is None else at + 1
 
-    def stop_flags(self, args: list[str]) -> list[int]:
-        return option_indices(args, {"--bail", "-b"}, optional_number=True)
+    def stop_flags(self, args: list[str]) -> list[StopFlag]:
+        return option_flags(args, {"--bail", "-b"}, optional_number=True)
 
     def path_args(
         self, args: list[str], paths: list[str], *, major: int | None = None

@@ -61,20 +61,6 @@ def positionals(args: list[str], with_value: Collection[str]) -> list[int]:
     return out
 
 
-def option_indices(args: list[str], names: Collection[str], *, optional_number: bool) -> list[int]:
-    """Indices of `--name`, `--name=v`, and, when the option may take a number, the number
-    word after it (`--bail 1`): everything to take out to drop the option."""
-    out: list[int] = []
-    for i, arg in enumerate(args):
-        if arg == "--":
-            break
-        if arg in names or arg.split("=", 1)[0] in names and arg.startswith("--"):
-            out.append(i)
-            if optional_number and "=" not in arg and i + 1 < len(args) and args[i + 1].isdigit():
-                out.append(i + 1)
-    return out
-
-
 def replace_paths(
     args: list[str], paths: list[str], with_value: Collection[str], drop: Collection[int] = ()
 ) -> list[str]:

@@ -14,12 +14,12 @@ import re
 from summarizers.runners.base import Reading
 from summarizers.runners.jsargs import (
     find_binary,
-    option_indices,
     replace_paths,
     strip_duration,
 )
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
 from summarizers.runners.registry import register
+from summarizers.runners.stopargs import StopFlag, option_flags
 
 _PASS = re.compile(r"^( +)[✔✓√] (.+)$")
 _FAIL = re.compile(r"^( +)(\d+)\) (.+)$")
@@ -86,8 +86,8 @@ class Mocha:
         at = find_binary(argv, {"mocha", "_mocha"})
         return None if at is None else at + 1
 
-    def stop_flags(self, args: list[str]) -> list[int]:
-        return option_indices(args, {"--bail", "-b"}, optional_number=False)
+    def stop_flags(self, args: list[str]) -> list[StopFlag]:
+        return option_flags(args, {"--bail", "-b"}, optional_number=False)
 
     def path_args(
         self, args: list[str], paths: list[str], *, major: int | None = None

@@ -19,6 +19,9 @@ from summarizers.runners.base import Reading
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import FAILED, PASSED, SKIPPED, worst
 from summarizers.runners.registry import register
+from summarizers.runners.stopargs import StopFlag
+
+BAIL_REPORTER = "@reporters/bail"
 
 _TIME = re.compile(r"\s*#\s*time=\s*[\d.]+\s*m?s\s*$")
 _COUNT = re.compile(r"^# (tests|pass|fail|cancelled|skipped|todo)\s+(\d+)$")
@@ -76,7 +79,15 @@ class NodeTest:
             return argv.index("--test") + 1
         return None
 
-    def stop_flags(self, args: list[str]) -> list[int]:
+    def stop_flags(self, args: list[str]) -> list[StopFlag]:
+        """node --test bails only through a reporter. Reporters pair with destinations by
+        position, so with any destination given the reporter is reported, not cut."""
+        safe = not any(a.startswith("--test-reporter-destination") for a in args)
+        for i, arg in enumerate(args):
+            if arg == f"--test-reporter={BAIL_REPORTER}":
+                return [StopFlag(i, safe=safe)]
+            if arg == "--test-reporter" and args[i + 1 : i + 2] == [BAIL_REPORTER]:
+                return [StopFlag(i, 2, safe=safe)]
         return []
 
     def path_args(

@@ -19,6 +19,7 @@ from summarizers.runners.base import Reading
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, worst
 from summarizers.runners.registry import register
+from summarizers.runners.stopargs import StopFlag, cluster_flag
 
 _WORD = {
     "PASSED": PASSED,
@@ -92,12 +93,16 @@ class Pytest:
                 return i + 2
         return None
 
-    def stop_flags(self, args: list[str]) -> list[int]:
-        return [
-            i
-            for i, a in enumerate(args)
-            if a in _STOP_FLAGS or a.startswith("--maxfail") and not a.endswith("=0")
-        ]
+    def stop_flags(self, args: list[str]) -> list[StopFlag]:
+        flags: list[StopFlag] = []
+        for i, arg in enumerate(args):
+            if arg in _STOP_FLAGS or arg.startswith("--maxfail=") and arg != "--maxfail=0":
+                flags.append(StopFlag(i))
+            elif arg == "--maxfail" and i + 1 < len(args) and args[i + 1] != "0":
+                flags.append(StopFlag(i, 2))
+            elif (cluster := cluster_flag(i, arg, "x", "qvslx")) is not None:
+                flags.append(cluster)
+        return flags
 
     def path_args(
         self, args: list[str], paths: list[str], *, major: int | None = None

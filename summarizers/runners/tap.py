@@ -19,9 +19,10 @@ import re
 from dataclasses import dataclass, field
 
 from summarizers.runners.base import Reading
-from summarizers.runners.jsargs import find_binary, option_indices, replace_paths
+from summarizers.runners.jsargs import find_binary, replace_paths
 from summarizers.runners.model import FAILED, PASSED, SKIPPED
 from summarizers.runners.registry import register
+from summarizers.runners.stopargs import StopFlag, option_flags
 
 POINT = re.compile(r"^(\s*)(not ok|ok)\b(?: \d+)?(?: -)?(?: (.*?))?(?:\s*# (\w+)\b(.*))?$")
 SUBTEST = re.compile(r"^(\s*)# Subtest: (.*)$")
@@ -178,8 +179,8 @@ class Tap:
         at = find_binary(argv, {"tap", "tape"})
         return None if at is None else at + 1
 
-    def stop_flags(self, args: list[str]) -> list[int]:
-        return option_indices(args, {"--bail", "-b"}, optional_number=False)
+    def stop_flags(self, args: list[str]) -> list[StopFlag]:
+        return option_flags(args, {"--bail", "-b"}, optional_number=False)
 
     def path_args(
         self, args: list[str], paths: list[str], *, major: int | None = None

@@ -12,6 +12,7 @@ from summarizers.runners.base import Reading
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, worst
 from summarizers.runners.registry import register
+from summarizers.runners.stopargs import StopFlag, cluster_flag
 
 _HEAD = re.compile(r"^\s*(\w+) \(([\w.]+)\)((?: \(.*?\))?)(?: \.\.\. ?)?$")
 _TAIL = re.compile(r"^.* \.\.\. (ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")
@@ -75,8 +76,14 @@ class Unittest:
                 return i + 2
         return None
 
-    def stop_flags(self, args: list[str]) -> list[int]:
-        return [i for i, a in enumerate(args) if a in _STOP_FLAGS]
+    def stop_flags(self, args: list[str]) -> list[StopFlag]:
+        flags: list[StopFlag] = []
+        for i, arg in enumerate(args):
+            if arg in _STOP_FLAGS:
+                flags.append(StopFlag(i))
+            elif (cluster := cluster_flag(i, arg, "f", "vqfcb")) is not None:
+                flags.append(cluster)
+        return flags
 
     def path_args(
         self, args: list[str], paths: list[str], *, major: int | None = None

@@ -19,12 +19,12 @@ import re
 from summarizers.runners.base import Reading
 from summarizers.runners.jsargs import (
     find_binary,
-    option_indices,
     replace_paths,
     strip_duration,
 )
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
 from summarizers.runners.registry import register
+from summarizers.runners.stopargs import StopFlag, option_flags
 
 _RULE = "⎯"
 _BANNER = re.compile(r"^⎯+\s*(.*?)\s*⎯+(?:\[\d+/\d+\]⎯*)?$")
@@ -117,8 +117,8 @@ class Vitest:
             at += 1
         return at
 
-    def stop_flags(self, args: list[str]) -> list[int]:
-        return option_indices(args, {"--bail"}, optional_number=True)
+    def stop_flags(self, args: list[str]) -> list[StopFlag]:
+        return option_flags(args, {"--bail"}, optional_number=True)
 
     def path_args(
         self, args: list[str], paths: list[str], *, major: int | None = None

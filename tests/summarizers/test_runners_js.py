@@ -14,6 +14,7 @@ import pytest
 from summarizers.logformats.prep import prepare
 from summarizers.runners import registry
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED
+from summarizers.runners.stopargs import StopFlag
 from summarizers.runners.tap import V16_COVERAGE_OFF, V18_COVERAGE_OFF
 
 DATA = Path(__file__).parent / "data" / "runners"
@@ -118,8 +119,8 @@ def test_vitest_command_words():
     assert v.invoked_at(["node_modules/.bin/vitest"]) == 1
     assert v.invoked_at(["npm", "test"]) is None
     assert v.invoked_at(["jest"]) is None
-    assert v.stop_flags(["run", "--bail", "1", "--typecheck"]) == [1, 2]
-    assert v.stop_flags(["--bail=3"]) == [0]
+    assert v.stop_flags(["run", "--bail", "1", "--typecheck"]) == [StopFlag(1, 2)]
+    assert v.stop_flags(["--bail=3"]) == [StopFlag(0)]
     assert v.path_args(["--typecheck", "--coverage", "-c", "cfg.ts", "src/"], ["a.test.ts"]) == [
         "--typecheck",
         "-c",
@@ -180,7 +181,7 @@ def test_jest_command_words():
     j = RUNNERS["jest"]
     assert j.invoked_at(["npx", "jest", "--ci"]) == 2
     assert j.invoked_at(["node", "node_modules/jest/bin/jest.js", "-b"]) == 2
-    assert j.stop_flags(["--ci", "-b", "--bail=2"]) == [1, 2]
+    assert j.stop_flags(["--ci", "-b", "--bail=2"]) == [StopFlag(1), StopFlag(2)]
     assert j.path_args(["--ci", "--coverage", "test/"], ["test/a.test.js"]) == [
         "--ci",
         "--coverage=false",
@@ -213,7 +214,7 @@ def test_mocha_spec_reporter():
 def test_mocha_command_words():
     m = RUNNERS["mocha"]
     assert m.invoked_at(["npx", "mocha", "--bail"]) == 2
-    assert m.stop_flags(["--bail", "-b", "--grep", "x"]) == [0, 1]
+    assert m.stop_flags(["--bail", "-b", "--grep", "x"]) == [StopFlag(0), StopFlag(1)]
     assert m.path_args(["--spec", "test/**/*.js", "-r", "ts-node"], ["test/a.js"]) == [
         "-r",
         "ts-node",
@@ -263,7 +264,7 @@ def test_plain_tap_points_are_tests():
 def test_tap_command_words():
     t = RUNNERS["tap"]
     assert t.invoked_at(["npx", "tap", "-b"]) == 2
-    assert t.stop_flags(["-R", "tap", "--bail", "-b"]) == [2, 3]
+    assert t.stop_flags(["-R", "tap", "--bail", "-b"]) == [StopFlag(2), StopFlag(3)]
     assert t.path_args(["-R", "tap", "test/"], ["test/a.js"]) == [
         V18_COVERAGE_OFF,
         "-R",
@@ -334,7 +335,8 @@ def _run(root: Path, name: str, args: list[str], paths: list[str]) -> tuple[int,
     at = runner.invoked_at(argv)
     assert at is not None
     own = argv[at:]
-    own = [a for i, a in enumerate(own) if i not in runner.stop_flags(own)]
+    gone = {f.index + k for f in runner.stop_flags(own) for k in range(f.words)}
+    own = [a for i, a in enumerate(own) if i not in gone]
     argv = [*argv[:at], *runner.path_args(own, paths)]
     env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"}
     done = subprocess.run(argv, cwd=root, capture_output=True, text=True, env=env, timeout=120)
@@ -477,3 +479,12 @@ def test_a_failing_test_named_like_a_passing_one_is_failed_from_the_list_alone(j
     cut = next(i for i, line in enumerate(lines) if line.startswith(details))
     assert RUNNERS[name].read(lines[:cut]).outcomes[ident] == FAILED
     assert RUNNERS[name].read(lines).outcomes[ident] == FAILED
+
+
+def test_jest_console_header_is_not_a_failing_test():
+    """jest 22 heads what a file's tests printed with `● Console`: read as a failing test
+    `file > Console`, it failed a right step of the dayjs live trial as "missing after it"."""
+    lines = prepare((DATA / "jest22_console.log").read_text()).lines
+    r = RUNNERS["jest"].read(lines)
+    assert r.outcomes == {}
+    assert r.counts["passed"] == 4 and r.counts["failed"] == 0

@@ -32,7 +32,6 @@ from coder.verdict.stopflags import without_stop_flags
         ("npx jest -b", "npx jest", ["-b"]),
         ("mocha --bail 'test/**/*.js'", "mocha 'test/**/*.js'", ["--bail"]),
         ("vitest run --bail=1", "vitest run", ["--bail=1"]),
-        ("bun test --bail", "bun test", ["--bail"]),
         (
             "node --test --test-reporter=@reporters/bail --test-reporter=spec",
             "node --test --test-reporter=spec",
