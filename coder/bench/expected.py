@@ -86,19 +86,20 @@ def replay(
 
 
 def main(argv: list[str]) -> int:
-    args = [a for a in argv if not a.startswith("--workers")]
-    workers = 2
-    for a in argv:
-        if a.startswith("--workers="):
-            workers = int(a.split("=", 1)[1])
-    if len(args) != 1:
-        print("usage: python3 -m coder.bench.expected SUITE_DIR [--workers=N]", file=sys.stderr)
-        return 2
-    suite = Path(args[0]).resolve()
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python3 -m coder.bench.expected",
+        description="Replay a suite's recorded sessions and rewrite its expected.json.",
+    )
+    parser.add_argument("suite", type=Path, help="the suite directory (fixtures/swebench)")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    suite = args.suite.resolve()
     if not (suite / "instances.jsonl").is_file() or not recordings(suite):
-        print(f"{suite}: needs instances.jsonl and sessions/*.json", file=sys.stderr)
+        print(f"error: {suite}: needs instances.jsonl and sessions/*.json", file=sys.stderr)
         return 2
-    found, done = replay(suite, workers)
+    found, done = replay(suite, args.workers)
     if done.returncode != 0:
         print(done.stdout + done.stderr, file=sys.stderr)
         return done.returncode or 1

@@ -180,7 +180,7 @@ def _row(job: PredictionJob, **fields: object) -> Row:
     return run_row(
         ident,
         job.prediction.model,
-        "python",
+        job.instance.language,
         instance_id=ident,
         peer=True,
         model_calls=figures.model_calls,
