@@ -125,11 +125,11 @@ def test_a_run_gets_a_real_copy_of_node_modules_and_cannot_touch_the_cache(clone
     assert status.stdout == ""  # node_modules is kept out of the run's diff
 
 
-def test_bench_builds_the_shipped_suite_once_and_records_what_replays(tmp_path):
-    """No --repos: the clones come from the cache (built once, said once); --record writes
-    each run's replies, and replaying them gives the same verdict."""
-    from swebench_repos import INSTANCES, SCRIPTS
-
+def test_bench_builds_and_prepares_once_and_records_what_replays(tmp_path):
+    """No --repos: the clones come from the cache (built once, said once) and the instance is
+    prepared once; --record writes each run's replies, and replaying them gives the same
+    verdict (here a wrong fix the repository's own tests let through: shipped broken)."""
+    sessions = TINY / "sessions"
     env = {
         **os.environ,
         "PYTHONPATH": str(Path(__file__).resolve().parents[3]),
@@ -140,8 +140,9 @@ def test_bench_builds_the_shipped_suite_once_and_records_what_replays(tmp_path):
     def bench(*args: str, out: str) -> tuple[str, dict[str, object]]:
         done = subprocess.run(
             [
-                *("python3", "-m", "coder", "bench", "--swebench", str(INSTANCES)),
-                *("--only", "parse-1.22.1", "--modes", "contract", "--workers", "1"),
+                *("python3", "-m", "coder", "bench"),
+                *("--swebench", str(TINY / "instances.jsonl")),
+                *("--only", "tinyjs__clamp-2", "--modes", "contract", "--workers", "1"),
                 *("--json", str(tmp_path / out), *args),
             ],
             cwd=tmp_path,
@@ -154,20 +155,21 @@ def test_bench_builds_the_shipped_suite_once_and_records_what_replays(tmp_path):
         return done.stdout, json.loads((tmp_path / out).read_text())["runs"][0]
 
     text, recorded = bench(
-        "--model", f"script:{SCRIPTS}", "--record", str(tmp_path / "rec"), out="a.json"
+        "--model", f"script:{sessions}", "--record", str(tmp_path / "rec"), out="a.json"
     )
-    assert "building 2 repositories from" in text
-    script = tmp_path / "rec" / "r1chardj0n3s__parse-1.22.1.contract.json"
-    assert json.loads(script.read_text())["turns"]
+    assert "building 1 repository from" in text
+    assert "prepare tinyjs__clamp-2: done in" in text
+    script = json.loads((tmp_path / "rec" / "tinyjs__clamp-2.contract.json").read_text())
+    source = json.loads((sessions / "tinyjs__clamp-2.contract.json").read_text())
+    assert [t.get("tool", t.get("calls")) for t in script["turns"]] == [
+        t.get("tool", t.get("calls")) for t in source["turns"]
+    ]
     text, replayed = bench("--model", f"script:{tmp_path / 'rec'}", out="b.json")
-    assert "building" not in text
+    assert "building 1" not in text and "prepare tinyjs" not in text
     fields = ("resolved", "claimed_success", "stop_reason", "steps", "rollbacks", "turns")
     assert {k: replayed[k] for k in fields} == {k: recorded[k] for k in fields}
-    expected = json.loads((INSTANCES.parent / "expected.json").read_text())
-    assert (
-        recorded["shipped_broken"]
-        is expected["r1chardj0n3s__parse-1.22.1"]["contract"]["shipped_broken"]
-    )
+    assert (recorded["shipped_broken"], replayed["shipped_broken"]) == (True, True)
+    assert recorded["language"] == "javascript"
 
 
 def test_a_failed_prepare_is_each_rows_error_and_the_bench_goes_on(tmp_path):
