@@ -208,3 +208,34 @@ def test_a_failed_prepare_is_each_rows_error_and_the_bench_goes_on(tmp_path):
     assert error.startswith(f"`{broken['prepare']}` failed (exit 1, ") and "\n" not in error
     assert "npm error" in error
     assert not rows["tinyjs__clamp-2"]["error"].startswith("`")  # it ran (and found no script)
+
+
+def test_a_shipped_patch_that_does_not_apply_is_one_line_and_exit_2(tmp_path):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    subprocess.run(["cp", "-a", str(TINY / "repos"), str(TINY / "instances.jsonl"), str(suite)])
+    patch = suite / "repos" / "tinyjs__clamp" / "patches" / "01-clamp-upper-bound.patch"
+    patch.write_text(patch.read_text().replace("-    return low;", "-    return nothing;"))
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(__file__).resolve().parents[3]),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "COLUMNS": "400",
+    }
+    done = subprocess.run(
+        [
+            *("python3", "-m", "coder", "bench", "--swebench", str(suite / "instances.jsonl")),
+            *("--model", f"script:{tmp_path}"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    said = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert said[-1].startswith(f"error: cannot build the clones from {suite / 'repos'}: ")
+    assert "tinyjs__clamp: 01-clamp-upper-bound.patch does not apply" in said[-1]
+    (cache,) = (tmp_path / "cache" / "coder" / "swebench").iterdir()
+    assert list(cache.iterdir()) == []  # the half-made build is gone
