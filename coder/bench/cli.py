@@ -76,7 +76,7 @@ def bench_command(
             console.print(markup_safe(line), highlight=False)
 
         try:
-            found_instances = swebench_jobs(swebench, modes, only, model, say, record)
+            found_instances = swebench_jobs(swebench, modes, only, model, say, record, workers)
         except SourceError as exc:
             console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
             return 2

@@ -73,7 +73,7 @@ def prepared_suite(suite_cache_home: Path) -> Callable[[Path], tuple[Path, Prepa
         if suite not in done:
             clones = cached_clones(suite / "repos", lambda _: None)
             prepared = prepare_all(
-                _instances(suite), clones, suite_cache(suite / "repos"), lambda _: None
+                _instances(suite), clones, suite_cache(suite / "repos"), lambda _: None, 2
             )
             done[suite] = (clones, prepared)
         return done[suite]

@@ -89,6 +89,57 @@ def test_prepare_runs_once_and_is_then_reused_offline(clones, tmp_path, monkeypa
     assert sorted(p.name for p in deps.parent.iterdir()) == ["tinyjs__clamp-1"]
 
 
+def test_the_same_lockfile_is_installed_once_and_copied(clones, tmp_path):
+    one, two = tiny("tinyjs__clamp-1"), tiny("tinyjs__clamp-2")
+    said: list[str] = []
+    prepared = prepare_all([one, two], clones, tmp_path / "cache", said.append)
+    assert said[0] == f"prepare tinyjs__clamp-1: {PREPARE}"
+    assert said[2] == (
+        "prepare tinyjs__clamp-2: the same package.json and lockfile as tinyjs__clamp-1: "
+        "its node_modules copied"
+    )
+    first, second = (
+        prepared.deps[i] / "node_modules" / "is-number" / "index.js"
+        for i in ("tinyjs__clamp-1", "tinyjs__clamp-2")
+    )
+    assert second.read_bytes() == first.read_bytes()
+    assert os.stat(second).st_ino != os.stat(first).st_ino
+    other = tiny("tinyjs__clamp-2", prepare=f"{PREPARE} --no-progress && true")
+    assert prepare_all([other], clones, tmp_path / "other", said.append).deps
+    assert said[3] == f"prepare tinyjs__clamp-2: {other.prepare}"  # not a plain npm ci: run
+
+
+def test_repositories_are_prepared_side_by_side(tmp_path):
+    """Each prepare waits (10s at most) for the other to have started: only side by side do
+    both succeed."""
+    repos = tmp_path / "repos"
+    repos.mkdir()
+    for name in ("tinyjs__clamp", "tinyjs__other"):
+        subprocess.run(["cp", "-a", str(TINY / "repos" / "tinyjs__clamp"), str(repos / name)])
+    clones = build_repos(repos, tmp_path / "clones")
+    other_head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=clones / "tinyjs__other", capture_output=True, text=True
+    ).stdout.strip()
+
+    def waiting(mine: str, theirs: str) -> str:
+        return (
+            f"touch {tmp_path / mine}; for i in $(seq 200); do "
+            f"[ -e {tmp_path / theirs} ] && exit 0; sleep 0.05; done; echo error: alone; exit 1"
+        )
+
+    first = tiny("tinyjs__clamp-2", prepare=waiting("a", "b"))
+    second = tiny(
+        "tinyjs__clamp-2",
+        instance_id="tinyjs__other-2",
+        repo="tinyjs/other",
+        base_commit=other_head,
+        prepare=waiting("b", "a"),
+    )
+    prepared = prepare_all([first, second], clones, tmp_path / "cache", lambda _: None, 2)
+    assert prepared.errors == {}
+    assert sorted(prepared.deps) == ["tinyjs__clamp-2", "tinyjs__other-2"]
+
+
 def test_a_failed_prepare_is_one_line_and_the_others_still_prepare(clones, tmp_path):
     broken = tiny("tinyjs__clamp-1", prepare=f"rm package-lock.json && {PREPARE}")
     fine = tiny("tinyjs__clamp-2")
