@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from coder.bench.expected import EXPECTED_FILE, recordings, replay
 from coder.bench.prepare import Prepared, prepare_all
 from coder.bench.shipped import cached_clones, suite_cache
 from coder.bench.swebench import Instance, load_instances
-from coder.bench.swebench_eval import RESOLVED, UNRESOLVED, evaluate
+from coder.bench.swebench_eval import RESOLVED, UNRESOLVED, Evaluation, evaluate
 from coder.bench.swebench_job import prepare_clone
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -81,18 +82,14 @@ def prepared_suite(suite_cache_home: Path) -> Callable[[Path], tuple[Path, Prepa
     return get
 
 
-@pytest.mark.timeout(900)
-@pytest.mark.parametrize(("suite", "instance"), INSTANCES)
-def test_gold_resolves_and_the_base_does_not(suite, instance, prepared_suite, tmp_path):
-    clones, prepared = prepared_suite(suite)
-    assert instance.instance_id not in prepared.errors, prepared.errors[instance.instance_id]
+def _judge_gold_and_base(
+    suite: Path, instance: Instance, clones: Path, prepared: Prepared, work: Path
+) -> tuple[Evaluation, Evaluation]:
+    """The base and the gold patch, each through the bench's own evaluation."""
     deps = prepared.deps.get(instance.instance_id)
-    assert (deps is not None) == bool(instance.prepare)
-    clone = prepare_clone(clones, instance, tmp_path / "repo")
-    base = evaluate(clone, instance, instance.base_commit, tmp_path / "base", deps)
-    assert base.status == UNRESOLVED, base.detail
-    assert all(s != "PASSED" for s in base.fail_to_pass.values()), base.fail_to_pass
-    assert all(s == "PASSED" for s in base.pass_to_pass.values()), base.pass_to_pass
+    work.mkdir(parents=True)
+    clone = prepare_clone(clones, instance, work / "repo")
+    base = evaluate(clone, instance, instance.base_commit, work / "base", deps)
     subprocess.run(
         ["git", "apply", "-"],
         cwd=clone,
@@ -111,7 +108,47 @@ def test_gold_resolves_and_the_base_does_not(suite, instance, prepared_suite, tm
     head = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True
     ).stdout.strip()
-    gold = evaluate(clone, instance, head, tmp_path / "gold", deps)
+    return base, evaluate(clone, instance, head, work / "gold", deps)
+
+
+@pytest.fixture(scope="session")
+def judged(
+    prepared_suite: Callable[[Path], tuple[Path, Prepared]],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[[Path], dict[str, tuple[Evaluation, Evaluation]]]:
+    """Every instance of a suite judged at its base and with its gold patch, two at a time
+    (as the replays run)."""
+    done: dict[Path, dict[str, tuple[Evaluation, Evaluation]]] = {}
+
+    def get(suite: Path) -> dict[str, tuple[Evaluation, Evaluation]]:
+        if suite not in done:
+            clones, prepared = prepared_suite(suite)
+            root = tmp_path_factory.mktemp(f"judged-{suite.name}")
+            runnable = [i for i in _instances(suite) if i.instance_id not in prepared.errors]
+
+            def one(instance: Instance) -> tuple[Evaluation, Evaluation]:
+                return _judge_gold_and_base(
+                    suite, instance, clones, prepared, root / instance.instance_id
+                )
+
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                results = pool.map(one, runnable)
+                done[suite] = {i.instance_id: r for i, r in zip(runnable, results, strict=True)}
+        return done[suite]
+
+    return get
+
+
+@pytest.mark.timeout(1500)
+@pytest.mark.parametrize(("suite", "instance"), INSTANCES)
+def test_gold_resolves_and_the_base_does_not(suite, instance, prepared_suite, judged):
+    _, prepared = prepared_suite(suite)
+    assert instance.instance_id not in prepared.errors, prepared.errors[instance.instance_id]
+    assert (instance.instance_id in prepared.deps) == bool(instance.prepare)
+    base, gold = judged(suite)[instance.instance_id]
+    assert base.status == UNRESOLVED, base.detail
+    assert all(s != "PASSED" for s in base.fail_to_pass.values()), base.fail_to_pass
+    assert all(s == "PASSED" for s in base.pass_to_pass.values()), base.pass_to_pass
     assert gold.status == RESOLVED, gold.detail
 
 
