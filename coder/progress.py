@@ -238,6 +238,11 @@ def baseline_line(e: dict[str, Any]) -> str | None:
         )
     else:
         line = f"{head}: [yellow]exit {e.get('exit_code')}[/], no failing test named"
+    if e.get("cmd_timeout_raised_from"):
+        line += (
+            f"\n  note: commands may now take {e['cmd_timeout_s']:.0f}s (the limit was "
+            f"{e['cmd_timeout_raised_from']:.0f}s; the test command needs more on this machine)"
+        )
     if e.get("removed_flags"):
         line += f"\n  ran without {', '.join(e['removed_flags'])} (a stopped run is no evidence)"
     if e.get("incomplete"):

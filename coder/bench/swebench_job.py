@@ -1,8 +1,9 @@
 """One SWE-bench instance × mode: a throwaway clone at base_commit, a `coder run`, the grade.
 
-The local clone in DIR is only read: the run works in a `--shared` clone of it (its objects
-borrowed, nothing copied) checked out at base_commit, in a temporary directory of the node
-that runs the job. Bad input that only the clone can reveal (no clone, a base_commit it does
+The local clone in DIR is only read: the run works in a local clone of it checked out at
+base_commit, in a temporary directory of the node that runs the job. Its objects are hard
+links, not borrowed: a `--shared` clone's objects stay in DIR, which confined commands cannot
+see (`git` in a step's `run` said "bad object HEAD"). Bad input that only the clone can reveal (no clone, a base_commit it does
 not hold, a test_patch that does not apply there) ends the job with one line before any model
 call.
 """
@@ -111,7 +112,7 @@ def prepare_clone(repos: Path, instance: Instance, dest: Path) -> Path:
     if not git_ok(["cat-file", "-e", f"{base}^{{commit}}"], source):
         raise InstanceError(f"base_commit {base} is not in {source}")
     try:
-        git(["clone", "-q", "--shared", "--no-checkout", str(source), str(dest)], dest.parent)
+        git(["clone", "-q", "--local", "--no-checkout", str(source), str(dest)], dest.parent)
         git(["checkout", "-q", "--detach", base], dest)
     except GitError as exc:
         raise InstanceError(f"cannot clone {source} at {base[:12]}: {exc}") from None

@@ -8,6 +8,7 @@ missing environment (dependencies, a generated file), which the run says with th
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -125,9 +126,10 @@ def run_baseline(
             "or --allow-no-tests to run without tests"
         )
     started = time.monotonic()
-    run = run_tests(sandbox, root, command, timeout_s)
+    limit = baseline_limit(timeout_s)
+    run = run_tests(sandbox, root, command, limit)
     duration = time.monotonic() - started
-    problem = unrunnable(run) or timed_out(run, timeout_s)
+    problem = unrunnable(run) or timed_out(run, limit)
     if problem is None and not allow_no_tests:
         problem = ran_no_test(run)
     if problem:
@@ -136,6 +138,27 @@ def run_baseline(
     if run.result.exit_code != 0:
         missing = environment_diagnosis(run.result.output, set(worktree_files(root)))
     return Baseline(command, run, duration, missing)
+
+
+BASELINE_LIMIT_S = 600.0
+HEADROOM = 2.0
+"""A command limit is at least this many times what the test command took at the base: the
+machine may be busier later, and a step adds tests."""
+
+
+def baseline_limit(cmd_timeout_s: float) -> float:
+    """The baseline may take up to ten times the command limit (at most ten minutes, never
+    less than the limit): a suite that merely needs more time than the limit on this machine,
+    today, gets a raised limit (`raised_limit`) instead of a refused run."""
+    return max(cmd_timeout_s, min(10 * cmd_timeout_s, BASELINE_LIMIT_S))
+
+
+def raised_limit(cmd_timeout_s: float, base: Baseline) -> float | None:
+    """The command limit the run's later test runs need, when the baseline took more than
+    half of `cmd_timeout_s`; None when the limit leaves enough room."""
+    if base.run is None or HEADROOM * base.duration_s <= cmd_timeout_s:
+        return None
+    return float(math.ceil(HEADROOM * base.duration_s))
 
 
 def unrunnable(run: TestRun) -> str | None:
@@ -188,7 +211,8 @@ def timed_out(run: TestRun, timeout_s: float) -> str | None:
         return None
     return (
         f"the test command `{run.requested}` timed out after {timeout_s:.0f}s on the untouched "
-        "tree: pass a larger --cmd-timeout, or a narrower --test-cmd"
+        "tree: pass a narrower --test-cmd, or a larger --cmd-timeout (the baseline may take ten "
+        "times the command limit)"
     )
 
 

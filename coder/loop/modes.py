@@ -122,6 +122,7 @@ def run_react(rt: Runtime, critique: str = "", phase: str = "react") -> str:
         rt.task, rt.repo_map, rt.test_cmd, rt.budget_left(), critique, baseline
     )
     end = rt.session.run_phase(Phase(phase, REACT_TOOLS, briefing, lambda tool, args: None))
+    rt.state.said_removed = [str(t) for t in end.args.get("tests_removed") or []]
     if rt.checkpoints.changes_since("HEAD") and withhold_secret_files(rt):
         try:
             rt.checkpoints.commit(f"coder: {phase} run")

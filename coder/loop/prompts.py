@@ -206,7 +206,9 @@ def react_briefing(
     return (
         f"Task: {task}\n\nTest command: {test_cmd or '(none detected)'}\nBudget: {left}\n\n"
         f"{base}{earlier}Repository map:\n{repo_map}\n\n"
-        "Work with the tools until the task is done, then call final_answer."
+        "Work with the tools until the task is done, then call final_answer. A test that "
+        "ran before your change and does not run after it fails the run, unless the task asked "
+        "you to delete or skip it: then name it in final_answer's tests_removed."
     )
 
 

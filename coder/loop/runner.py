@@ -23,7 +23,7 @@ from coder.config import (
 )
 from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
-from coder.loop.baseline import Baseline, BaselineUnrunnable, run_baseline
+from coder.loop.baseline import Baseline, BaselineUnrunnable, raised_limit, run_baseline
 from coder.loop.context import BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, reusable_run, unchanged_check
 from coder.loop.given_plan import load_given_plan
@@ -432,7 +432,7 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
                 rt.limits.cmd_timeout_s,
                 allow_no_tests=rt.allow_no_tests,
             )
-        rt.trace.emit("baseline", **rt.baseline.event())
+        rt.trace.emit("baseline", **rt.baseline.event(), **_fit_command_limit(rt, rt.baseline))
     cache = RepoMapCache(directory=cache_dir(workspace.repo, "repomap"))
     rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
     own = rt.state.elapsed() - earlier_wall  # this run's time so far, a resumed one's included
@@ -456,21 +456,35 @@ def _setup(rt: Runtime, workspace: Workspace, command: str) -> None:
     rt.trace.emit("setup", command=command, status="ok", duration_s=round(result.duration_s, 3))
 
 
+def _fit_command_limit(rt: Runtime, base: Baseline) -> dict[str, float]:
+    """A test command that took most of the command limit at the base would time out in a
+    step on a busier machine: the limit becomes twice what it took, and the baseline event
+    says so (`cmd_timeout_raised`: from, to)."""
+    limit = raised_limit(rt.limits.cmd_timeout_s, base)
+    if limit is None:
+        return {}
+    was = rt.limits.cmd_timeout_s
+    rt.limits = replace(rt.limits, cmd_timeout_s=limit)
+    rt.session.limits = rt.limits
+    return {"cmd_timeout_raised_from": was, "cmd_timeout_s": limit}
+
+
 def _warn(options: RunOptions, line: str) -> None:
     if options.warn is not None:
         options.warn(line)
 
 
 def _removed(rt: Runtime) -> frozenset[str]:
-    """The tests the verified steps removed on purpose (their `tests_removed` invariants)."""
+    """The tests the run removed on purpose: what the committed steps' `tests_removed`
+    invariants name (verified steps; every committed step in plan mode, which verifies none),
+    and what react mode's `final_answer` names. The final check names them to the user."""
+    found: set[str] = set(rt.state.said_removed)
     plan = rt.state.plan
-    if plan is None:
-        return frozenset()
-    found: set[str] = set()
-    for step_id in rt.state.verified:
-        step = plan.steps.get(step_id)
-        if step is not None:
-            found |= removed_on_purpose(step)
+    if plan is not None:
+        for step_id, outcome in rt.state.steps.items():
+            step = plan.steps.get(step_id)
+            if step is not None and outcome.status in ("verified", "done_unverified"):
+                found |= removed_on_purpose(step)
     return frozenset(found)
 
 

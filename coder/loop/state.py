@@ -116,10 +116,13 @@ class RunState:
     plan_sources: list[PlanSource] = field(default_factory=list)
     """Who wrote each plan version: "model" or "user" (--plan FILE, an edit under --approve)."""
     failures: dict[str, str] = field(default_factory=dict)
+    """The last failure account of each step that failed verification."""
     environmental: set[str] = field(default_factory=set)
     """Steps whose last failure was the sandbox's doing (a read-only path, the network), not
     the change's: the revision must not tell the model to change correct code."""
-    """The last failure account of each step that failed verification."""
+    said_removed: list[str] = field(default_factory=list)
+    """Tests react mode's `final_answer` says the task asked to delete or skip: the final
+    check does not count them (a plan's steps say it with `tests_removed` invariants)."""
     awaiting_revision: str | None = None
     """A step that failed and was rolled back, until the revision it caused is accepted."""
 

@@ -85,9 +85,11 @@ class FinishStep(_Args):
 
 
 class FinalAnswer(_Args):
-    """Declare the task done."""
+    """Declare the task done. `tests_removed`: tests (ids or files) the task asked you to delete
+    or skip; the final check does not count them as missing, and the user is told which."""
 
     summary: str
+    tests_removed: list[str] = []
 
 
 class CritiqueDone(_Args):

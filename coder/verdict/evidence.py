@@ -148,7 +148,7 @@ def _missing_line(verdict: Verdict) -> str:
     return (
         f"{len(verdict.missing)} test(s) that ran at the base are now missing, skipped or "
         f"xfailed: {ids(verdict.missing)} (a test removed on purpose is named by a "
-        "tests_removed invariant)"
+        "tests_removed invariant, or in final_answer's tests_removed)"
     )
 
 

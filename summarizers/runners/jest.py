@@ -21,7 +21,7 @@ from summarizers.runners.jsargs import (
     replace_paths,
     strip_duration,
 )
-from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED
+from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
 from summarizers.runners.registry import register
 
 _FILE = re.compile(r"^\s?(PASS|FAIL) +(?:\S+ {2,})?(\S+?)(?: \(\d+(?:\.\d+)? ?m?s\))?$")
@@ -152,7 +152,8 @@ def _tree_line(line: str, file: str, describes: list[str], outcomes: dict[str, s
     t = _TREE.match(line)
     if t:
         name = strip_duration(t.group(3))
-        outcomes.setdefault(_ident(file, [*describes, name]), _MARK[t.group(2)])
+        ident = _ident(file, [*describes, name])
+        outcomes[ident] = worst(outcomes.get(ident), _MARK[t.group(2)])
     else:
         describes.extend([""] * (depth - len(describes)))
         describes.append(line.strip())

@@ -18,7 +18,7 @@ from summarizers.runners.jsargs import (
     replace_paths,
     strip_duration,
 )
-from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED
+from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
 from summarizers.runners.registry import register
 
 _PASS = re.compile(r"^( +)[✔✓√] (.+)$")
@@ -113,7 +113,8 @@ def _read_tree(lines: list[str], outcomes: dict[str, str]) -> None:
             if m:
                 name = strip_duration(m.group(m.lastindex or 2))
                 path = [*suites[: max(depth, 0)], name]
-                outcomes.setdefault(SEPARATOR.join(path), outcome)
+                ident = SEPARATOR.join(path)
+                outcomes[ident] = worst(outcomes.get(ident), outcome)
                 break
         else:
             if depth >= 0 and line.startswith("  "):

@@ -23,7 +23,7 @@ from summarizers.runners.jsargs import (
     replace_paths,
     strip_duration,
 )
-from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED
+from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
 from summarizers.runners.registry import register
 
 _RULE = "⎯"
@@ -144,7 +144,7 @@ def _read_tree(lines: list[str], outcomes: dict[str, str]) -> None:
         v = _VERBOSE.match(line)
         if v and v.group(1) in _MARK:
             ident = strip_duration(v.group(2))
-            outcomes.setdefault(ident, _MARK[v.group(1)])
+            outcomes[ident] = worst(outcomes.get(ident), _MARK[v.group(1)])
             continue
         f = _FILE.match(line)
         if f:
@@ -155,7 +155,8 @@ def _read_tree(lines: list[str], outcomes: dict[str, str]) -> None:
             depth = (len(t.group(1)) - 3) // 2
             name = strip_duration(t.group(3))
             if depth == 0 or " > " in name:  # vitest 3 prints `describe > test` whole
-                outcomes.setdefault(f"{current} > {name}", _MARK[t.group(2)])
+                ident = f"{current} > {name}"
+                outcomes[ident] = worst(outcomes.get(ident), _MARK[t.group(2)])
         elif line.strip() and not line.startswith(" "):
             current = ""
 

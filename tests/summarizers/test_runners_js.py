@@ -430,3 +430,50 @@ def test_vitest_typecheck_refused_write_is_an_error_and_an_environment_failure()
     (env,) = environment_failures(lines)
     assert env.kind == READ_ONLY
     assert env.path and env.path.endswith("node_modules/vitest/dist/tsconfig.tmp.tsbuildinfo")
+
+
+_DUPLICATES = {
+    "vitest": (
+        {
+            "package.json": '{"type": "module"}',
+            "a.test.js": "import {test, expect} from 'vitest'\n"
+            "test('dup', () => {})\ntest('dup', () => expect(1).toBe(2))\n",
+        },
+        ["run", "--reporter=verbose"],
+        "a.test.js > dup",
+        "⎯⎯",
+    ),
+    "jest": (
+        {
+            "package.json": "{}",
+            "a.test.js": "test('dup', () => {})\ntest('dup', () => expect(1).toBe(2))\n",
+        },
+        ["--ci", "--verbose"],
+        "./a.test.js > dup",
+        "  ●",
+    ),
+    "mocha": (
+        {
+            "test/a.js": "const assert = require('assert')\n"
+            "it('dup', () => {})\nit('dup', () => assert.equal(1, 2))\n"
+        },
+        [],
+        "dup",
+        "  1 passing",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DUPLICATES))
+def test_a_failing_test_named_like_a_passing_one_is_failed_from_the_list_alone(js_project, name):
+    """Two tests of one name (upstream js-yaml, ufo and dayjs have such pairs) share one id:
+    the id keeps the worse outcome even where only the list of tests survived (an output cap
+    that kept the head), never the first one's pass."""
+    files, args, ident, details = _DUPLICATES[name]
+    _write(js_project, files)
+    path = "test/a.js" if name == "mocha" else "a.test.js"
+    code, lines = _run(js_project, name, args, [path])
+    assert code == 1
+    cut = next(i for i, line in enumerate(lines) if line.startswith(details))
+    assert RUNNERS[name].read(lines[:cut]).outcomes[ident] == FAILED
+    assert RUNNERS[name].read(lines).outcomes[ident] == FAILED

@@ -198,3 +198,16 @@ def test_ids_cut_inside_their_parameters_match_as_the_grader_matches_them():
     statuses["t.py::test[log(photon z]"] = "FAILED"
     assert status_of("t.py::test[log(photon", statuses) is None
     assert status_of("t.py::test", statuses) is None
+
+
+def test_git_works_for_a_confined_command_in_an_instances_clone(swebench_repos, tmp_path):
+    """A step's `run` of `git log` or `git stash` must see the clone's objects (a `--shared`
+    clone borrowed them from the cache, out of the sandbox's sight: "bad object HEAD")."""
+    from sandbox.confine import make_sandbox
+
+    instance = SHIPPED["r1chardj0n3s__parse-1.22.3"]
+    clone = prepare_clone(swebench_repos, instance, tmp_path / "repo")
+    sandbox = make_sandbox("bwrap", clone)
+    result = sandbox.run("git log -1 --format=%H && git show --stat HEAD", cwd=clone, timeout_s=60)
+    assert result.exit_code == 0, result.output
+    assert instance.base_commit in result.output

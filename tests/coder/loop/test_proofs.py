@@ -281,3 +281,42 @@ def test_a_parameterized_test_is_each_of_its_generated_cases() -> None:
     run = TestRun("pytest", "pytest", CommandResult("pytest", 1, 1.0, log), read_log(log))
     assert outcome_of("t.py::T::test_date", run) == "failed"
     assert outcome_of("t.py::T::test_date_other", run) == "passed"
+
+
+DROP_SCALE_TEST = {
+    "path": "tests/test_calc.py",
+    "old_text": (
+        "def test_scale():\n    assert scale(2) == 4\n    assert scale(value=2, factor=3) == 6\n"
+    ),
+    "new_text": "",
+}
+
+
+def react_dropping_scale(script, said: list[str] | None) -> str:
+    answer: dict = {"summary": "fixed add; dropped the scale test as asked"}
+    if said is not None:
+        answer["tests_removed"] = said
+    return script(
+        {"tool": "edit_file", "input": FIX_ADD},
+        {"tool": "edit_file", "input": DROP_SCALE_TEST},
+        {"tool": "final_answer", "input": answer},
+    )
+
+
+def test_react_names_the_tests_the_task_asked_it_to_delete(calc_repo, script):
+    """React mode has no invariants: its final_answer says which tests the task asked it to
+    delete, the final check leaves those out and names them (py-migrate-storage)."""
+    result, _, events = run(
+        calc_repo, react_dropping_scale(script, ["tests/test_calc.py"]), mode="react"
+    )
+    [final] = verifications(events, "final_check")
+    assert result.status == "verified", final["evidence"]
+    assert "removed on purpose (not counted): tests/test_calc.py::test_scale" in final["evidence"]
+
+
+def test_react_deleting_a_test_without_saying_so_is_not_verified(calc_repo, script):
+    result, _, events = run(calc_repo, react_dropping_scale(script, None), mode="react")
+    [final] = verifications(events, "final_check")
+    assert result.status != "verified"
+    assert "tests/test_calc.py::test_scale" in final["evidence"]
+    assert "final_answer's tests_removed" in final["evidence"]
