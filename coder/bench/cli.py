@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from coder.bench.display import grid, legend, summary_view
+from coder.bench.display import cost_view, grid, legend, summary_view
 from coder.bench.fixtures import MODES, FixtureError, load_fixtures, skipped
 from coder.bench.jobs import BenchJob, Row, absolute_model
 from coder.bench.paired import paired, paired_lines
@@ -61,13 +61,22 @@ def bench_command(
     if record is not None:
         record = record.resolve()
     found_instances = None
+    predictions = None
+    if swebench is not None and predictions_in is not None:
+        from coder.bench.peer import PredictionsError, load_predictions
+
+        try:  # before the clones are built or anything prepared
+            predictions = load_predictions(predictions_in)
+        except PredictionsError as exc:
+            console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
+            return 2
     if swebench is not None:
 
         def say(line: str) -> None:
             console.print(markup_safe(line), highlight=False)
 
         try:
-            found_instances = swebench_jobs(swebench, modes, only, model, say, record)
+            found_instances = swebench_jobs(swebench, modes, only, model, say, record, workers)
         except SourceError as exc:
             console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
             return 2
@@ -78,14 +87,9 @@ def bench_command(
             return 2
         jobs, skips = found
     peer_modes: tuple[str, ...] = ()
-    if found_instances is not None and predictions_in is not None:
-        from coder.bench.peer import PredictionsError, load_predictions, peer_jobs
+    if found_instances is not None and predictions is not None:
+        from coder.bench.peer import peer_jobs
 
-        try:
-            predictions = load_predictions(predictions_in)
-        except PredictionsError as exc:
-            console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
-            return 2
         instances = list({j.instance.instance_id: j.instance for j in jobs}.values())  # type: ignore[attr-defined]
         peers = peer_jobs(predictions, instances, found_instances.clones, found_instances.prepared)
         peer_modes = tuple(dict.fromkeys(p.prediction.model for p in peers))
@@ -116,6 +120,8 @@ def bench_command(
         console.print(runs_table(rows))
         console.print(summary_table(summary))
     console.print(summary_view(summary))
+    if peer_modes:
+        console.print(cost_view(summary))
     console.print(grid(rows, every_mode))
     console.print(markup_safe(legend()), highlight=False)
     for line in paired_lines(comparison):

@@ -91,6 +91,28 @@ def summary_view(summary: dict[str, Any]) -> Table:
     return table
 
 
+def cost_view(summary: dict[str, Any]) -> Table:
+    """Per mode, coder's and a peer's alike: resolved, mean model calls, mean input tokens
+    (a peer's own figures, from its predictions; "—" when it gave none)."""
+    table = Table(
+        title="coder bench: model calls and input tokens per mode",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("mode", overflow="fold")
+    for name in ("resolved", "mean model calls", "mean input tokens"):
+        table.add_column(name, justify="right")
+    for mode, s in summary.items():
+        calls, tokens = s.get("mean_model_calls"), s.get("mean_input_tokens")
+        table.add_row(
+            markup_safe(mode),
+            f"{s['resolved']}/{s['runs']}",
+            "—" if calls is None else f"{calls:,.1f}",
+            "—" if tokens is None else f"{tokens:,.0f}",
+        )
+    return table
+
+
 def grid(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> Table:
     """Fixture (or instance) × mode: one mark per run."""
     names = list(dict.fromkeys(r["fixture"] for r in rows))

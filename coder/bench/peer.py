@@ -6,6 +6,9 @@ instance's base_commit and graded by the same local evaluation coder's runs get 
 FAIL_TO_PASS and PASS_TO_PASS tests, confined). Its row carries `model_name_or_path` as its
 `mode`, so the report sets the peer beside coder's modes and pairs them per instance.
 
+A line may also carry the peer's own figures, `model_calls` and `input_tokens` (keys the official
+harness ignores); its rows and its summary then show them beside coder's modes.
+
 A prediction has no verdict of its own: an agent that submitted a non-empty patch is taken to
 claim it works (as SWE-bench's harness does), an empty patch to claim nothing.
 """
@@ -37,6 +40,8 @@ class Prediction:
     instance_id: str
     model: str
     patch: str
+    model_calls: int | None = None
+    input_tokens: int | None = None
 
 
 def load_predictions(path: Path) -> list[Prediction]:
@@ -56,6 +61,8 @@ def load_predictions(path: Path) -> list[Prediction]:
                     str(data["instance_id"]),
                     str(data["model_name_or_path"]),
                     str(data.get("model_patch") or ""),
+                    _count(data, "model_calls"),
+                    _count(data, "input_tokens"),
                 )
             )
         except (ValueError, KeyError, TypeError) as exc:
@@ -66,6 +73,15 @@ def load_predictions(path: Path) -> list[Prediction]:
     if not found:
         raise PredictionsError(f"--predictions-in {path}: no predictions in it")
     return found
+
+
+def _count(data: dict[str, object], key: str) -> int | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{key} is {value!r}, not a count")
+    return value
 
 
 @dataclass(frozen=True)
@@ -160,4 +176,16 @@ def grade_prediction(job: PredictionJob) -> Row:
 
 def _row(job: PredictionJob, **fields: object) -> Row:
     ident = job.instance.instance_id
-    return run_row(ident, job.prediction.model, "python", instance_id=ident, peer=True, **fields)
+    figures = job.prediction
+    return run_row(
+        ident,
+        job.prediction.model,
+        job.instance.language,
+        instance_id=ident,
+        peer=True,
+        model_calls=figures.model_calls,
+        input_tokens=figures.input_tokens,
+        turns=figures.model_calls or 0,
+        tokens={"input": figures.input_tokens or 0, "output": 0},
+        **fields,
+    )

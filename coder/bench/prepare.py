@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,22 +47,72 @@ def local_cache(repos: Path) -> Path:
 
 
 def prepare_all(
-    instances: Iterable[Instance], clones: Path, cache: Path, say: Callable[[str], None]
+    instances: Iterable[Instance],
+    clones: Path,
+    cache: Path,
+    say: Callable[[str], None],
+    workers: int = 1,
+) -> Prepared:
+    """Prepare every instance that has a `prepare`; the repositories side by side (`workers`
+    at a time), the instances of one repository in order, so that one with the same
+    package.json and lockfile as an earlier one gets a copy of its node_modules."""
+    groups: dict[str, list[Instance]] = {}
+    for instance in instances:
+        if instance.prepare:
+            groups.setdefault(instance.clone_name, []).append(instance)
+    prepared = Prepared()
+
+    def one_repository(group: list[Instance]) -> Prepared:
+        return _prepare_group(group, clones, cache, say)
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for done in pool.map(one_repository, groups.values()):
+            prepared.deps.update(done.deps)
+            prepared.errors.update(done.errors)
+    return prepared
+
+
+def _prepare_group(
+    group: list[Instance], clones: Path, cache: Path, say: Callable[[str], None]
 ) -> Prepared:
     prepared = Prepared()
-    for instance in instances:
-        if not instance.prepare:
-            continue
+    installed: dict[str, tuple[str, Path]] = {}
+    """install_key -> (instance_id, its prepared checkout): a plain `npm ci` of the same
+    package.json and lockfile gives the same node_modules, so it is copied, not run again."""
+    for instance in group:
         target = cache / "deps" / instance.instance_id
         try:
             if not _is_prepared(target, instance):
-                _prepare(instance, clones, target, say)
+                _prepare(instance, clones, target, say, installed)
         except PrepareError as exc:
             say(f"prepare {instance.instance_id}: {exc}")
             prepared.errors[instance.instance_id] = str(exc)
             continue
+        key = install_key(instance.prepare or "", target)
+        if key is not None:
+            installed.setdefault(key, (instance.instance_id, target))
         prepared.deps[instance.instance_id] = target
     return prepared
+
+
+_PLAIN_NPM_CI = re.compile(r"npm ci(?:\s+--[\w-]+(?:=[\w.-]+)?)*")
+_INSTALL_INPUTS = ("package.json", "package-lock.json", "npm-shrinkwrap.json")
+
+
+def install_key(command: str, tree: Path) -> str | None:
+    """What a plain `npm ci [--flags]` makes node_modules from: the command, package.json and
+    the lockfile. None for any other command, and for workspaces (their package.json files
+    are inputs too)."""
+    if not _PLAIN_NPM_CI.fullmatch(command.strip()):
+        return None
+    digest = hashlib.sha256(command.strip().encode())
+    for name in _INSTALL_INPUTS:
+        path = tree / name
+        data = path.read_bytes() if path.is_file() else b""
+        if name == "package.json" and (not data or b'"workspaces"' in data):
+            return None
+        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()
 
 
 class PrepareError(Exception):
@@ -78,7 +130,13 @@ def _is_prepared(target: Path, instance: Instance) -> bool:
         return False
 
 
-def _prepare(instance: Instance, clones: Path, target: Path, say: Callable[[str], None]) -> None:
+def _prepare(
+    instance: Instance,
+    clones: Path,
+    target: Path,
+    say: Callable[[str], None],
+    installed: dict[str, tuple[str, Path]],
+) -> None:
     command = instance.prepare or ""
     source = clones / instance.clone_name
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -91,6 +149,17 @@ def _prepare(instance: Instance, clones: Path, target: Path, say: Callable[[str]
             raise PrepareError(
                 f"cannot check out {instance.base_commit[:12]} of {source}: {exc}"
             ) from None
+        key = install_key(command, work / "tree")
+        same, source_deps = installed.get(key or "", ("", target))
+        if same and (source_deps / "node_modules").is_dir():
+            _copy_tree(source_deps / "node_modules", work / "tree" / "node_modules")
+            (work / "tree" / STAMP).write_text(json.dumps(_stamp(instance)), encoding="utf-8")
+            shutil.rmtree(target, ignore_errors=True)
+            (work / "tree").rename(target)
+            say(
+                f"prepare {instance.instance_id}: the same package.json and lockfile as {same}: its node_modules copied"
+            )
+            return
         say(f"prepare {instance.instance_id}: {command}")
         started = time.monotonic()
         try:
@@ -120,6 +189,11 @@ def _prepare(instance: Instance, clones: Path, target: Path, say: Callable[[str]
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _copy_tree(source: Path, dest: Path) -> None:
+    """A real copy (`cp -a`: modes and symlinks inside kept as they are, no hardlinks)."""
+    subprocess.run(["cp", "-a", str(source), str(dest)], check=True)
+
+
 def last_error_line(output: str) -> str:
     """The line that says what went wrong: the last one naming an error (npm's pointer to its
     own log file is not one), else the last line."""
@@ -137,7 +211,7 @@ def copy_deps(deps: Path | None, tree: Path) -> None:
         return
     for name in COPIED:
         if (deps / name).exists() and not (tree / name).exists():
-            subprocess.run(["cp", "-a", str(deps / name), str(tree / name)], check=True)
+            _copy_tree(deps / name, tree / name)
     exclude = Path(git(["rev-parse", "--git-common-dir"], tree).decode().strip())
     if not exclude.is_absolute():
         exclude = tree / exclude

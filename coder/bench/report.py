@@ -48,6 +48,8 @@ def summarize(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, A
             "mean_tokens": round(
                 mean(r["tokens"]["input"] + r["tokens"]["output"] for r in mine), 1
             ),
+            "mean_model_calls": _mean_of(model_calls(r) for r in mine),
+            "mean_input_tokens": _mean_of(input_tokens(r) for r in mine),
             "mean_harness_s": round(mean(r["harness_s"] for r in mine), 3),
             "mean_wall_s": round(mean(r["wall_s"] for r in mine), 3),
             "mean_timing": {
@@ -66,6 +68,20 @@ def summarize(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, A
             summary[mode]["not_evaluated"] = sum(_not_evaluated(r) for r in mine)
             summary[mode]["errors"] = sum(bool(r.get("error")) for r in mine)
     return summary
+
+
+def model_calls(row: dict[str, Any]) -> int | None:
+    """A run's model calls: coder's turns, or what a peer's prediction said (None: nothing)."""
+    return row.get("model_calls") if row.get("peer") else row["turns"]
+
+
+def input_tokens(row: dict[str, Any]) -> int | None:
+    return row.get("input_tokens") if row.get("peer") else row["tokens"]["input"]
+
+
+def _mean_of(values: Any) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(mean(known), 1) if known else None
 
 
 def cost_per_resolved(rows: list[dict[str, Any]]) -> dict[str, float] | None:

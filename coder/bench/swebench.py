@@ -57,6 +57,12 @@ class Instance(BaseModel):
         return value
 
     @property
+    def language(self) -> str:
+        """python when every test id is a pytest node id, else javascript (runner ids)."""
+        ids = self.FAIL_TO_PASS + self.PASS_TO_PASS
+        return "python" if all("::" in t for t in ids) else "javascript"
+
+    @property
     def clone_name(self) -> str:
         """The local clone's directory name, as SWE-bench names repositories on disk."""
         return self.repo.replace("/", "__")

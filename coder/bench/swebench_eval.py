@@ -1,9 +1,10 @@
 """Local SWE-bench evaluation: the instance's tests on the final tree, graded as SWE-bench does.
 
 As the official harness: the files `test_patch` touches are put back to `base_commit` (whatever
-the model did to them), `test_patch` is applied, the test files run with `pytest -rA`, and an
-instance is resolved when every FAIL_TO_PASS and every PASS_TO_PASS test reads PASSED (or
-XFAIL); a test the log does not name has failed. Confined like every other command.
+the model did to them), `test_patch` is applied, the test files run (`pytest -rA`, or for
+JS/TS ids the repository's own test command scoped to them: coder/bench/swebench_tests.py),
+and an instance is resolved when every FAIL_TO_PASS and every PASS_TO_PASS test reads PASSED
+(or XFAIL); a test the log does not name has failed. Confined like every other command.
 
 A test that did not run on the final tree may mean the change broke it, or that this machine
 cannot run the repository's tests at all. The second is never called "unresolved": the same
@@ -13,7 +14,6 @@ there either, the instance is "not evaluated", with the reason.
 
 from __future__ import annotations
 
-import shlex
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,16 +24,12 @@ from unidiff.errors import UnidiffParseError
 
 from coder.bench.prepare import copy_deps
 from coder.bench.swebench import Instance
+from coder.bench.swebench_tests import TestRun, run_instance_tests
 from sandbox.gitcli import GitError, git, git_ok
 from summarizers.causes import find_causes
 
-EVAL_TIMEOUT_S = 1800.0
-"""The official harness's default per-instance timeout."""
-EVAL_OUTPUT_CAP = 16 << 20
-"""Large suites print one summary line per test; all of them must survive the output cap."""
 RESOLVED, UNRESOLVED, NOT_EVALUATED = "resolved", "unresolved", "not_evaluated"
 _PASSING = ("PASSED", "XFAIL")
-_WORDS = ("PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL")
 
 
 @dataclass(frozen=True)
@@ -55,25 +51,11 @@ class Evaluation:
         }
 
 
-@dataclass(frozen=True)
-class _TestRun:
-    statuses: dict[str, str]
-    output: str = ""
-    problem: str | None = None
-    """Why the tests did not run at all (the sandbox, the patch), when they did not."""
-
-
 def evaluate(
     clone: Path, instance: Instance, final_commit: str, work: Path, deps: Path | None = None
 ) -> Evaluation:
     """Grade `final_commit` of `clone` (a throwaway clone holding base_commit); `deps` is the
     instance's prepared checkout, whose node_modules/ each judged tree gets."""
-    not_ids = [t for t in instance.FAIL_TO_PASS + instance.PASS_TO_PASS if "::" not in t]
-    if not_ids:
-        return Evaluation(
-            NOT_EVALUATED,
-            f"the local evaluation runs pytest node ids, and {not_ids[0]!r} is not one",
-        )
     final = _run_tests(clone, instance, final_commit, work / "eval-final", deps)
     if final.problem:
         return Evaluation(NOT_EVALUATED, final.problem)
@@ -103,21 +85,6 @@ def evaluate(
         f"fail (first: {failing[0]}, {f2p.get(failing[0]) or p2p.get(failing[0])})"
     )
     return Evaluation(UNRESOLVED, detail, f2p, p2p)
-
-
-def pytest_statuses(log: str) -> dict[str, str]:
-    """test id -> status, read from `pytest -rA` the way SWE-bench's log parser reads it."""
-    statuses: dict[str, str] = {}
-    for line in log.splitlines():
-        word = line.split(" ", 1)[0]
-        if word not in _WORDS:
-            continue
-        if word == "FAILED":
-            line = line.replace(" - ", " ")
-        parts = line.split()
-        if len(parts) > 1 and not (word == "SKIPPED" and parts[1].startswith("[")):
-            statuses[parts[1]] = word
-    return statuses
 
 
 def status_of(case: str, statuses: dict[str, str]) -> str | None:
@@ -151,26 +118,14 @@ def patched_paths(patch: str) -> list[str]:
 
 def _run_tests(
     clone: Path, instance: Instance, commit: str, tree: Path, deps: Path | None
-) -> _TestRun:
-    from sandbox.confine import SandboxUnavailable, make_sandbox
-    from sandbox.limits import Limits
-
+) -> TestRun:
     git(["worktree", "add", "-q", "--detach", str(tree), commit], clone)
     try:
         copy_deps(deps, tree)
         problem = _lay_test_patch(tree, instance)
         if problem:
-            return _TestRun({}, problem=problem)
-        files = _test_files(instance)
-        command = "python -m pytest -rA --tb=short -p no:cacheprovider " + " ".join(
-            shlex.quote(f) for f in files
-        )
-        try:
-            sandbox = make_sandbox("auto", tree, limits=Limits(output_cap=EVAL_OUTPUT_CAP))
-        except SandboxUnavailable as exc:
-            return _TestRun({}, problem=f"the sandbox cannot start here: {exc}")
-        result = sandbox.run(command, cwd=tree, timeout_s=EVAL_TIMEOUT_S)
-        return _TestRun(pytest_statuses(result.output), result.output)
+            return TestRun({}, problem=problem)
+        return run_instance_tests(tree, instance, patched_paths(instance.test_patch))
     finally:
         git(["worktree", "remove", "--force", str(tree)], clone, check=False)
         shutil.rmtree(tree, ignore_errors=True)
@@ -189,17 +144,6 @@ def _lay_test_patch(tree: Path, instance: Instance) -> str | None:
     except GitError as exc:
         return f"test_patch does not apply over the final tree: {exc}"
     return None
-
-
-def _test_files(instance: Instance) -> list[str]:
-    """The test files test_patch touches (as the official harness runs them), and any other
-    file a FAIL_TO_PASS or PASS_TO_PASS id names."""
-    files = [f for f in patched_paths(instance.test_patch) if f.endswith(".py")]
-    for ident in instance.FAIL_TO_PASS + instance.PASS_TO_PASS:
-        path = ident.split("::", 1)[0]
-        if path not in files:
-            files.append(path)
-    return files
 
 
 def _cause(output: str) -> str:

@@ -132,4 +132,4 @@ def prepare_clone(repos: Path, instance: Instance, dest: Path) -> Path:
 def _row(job: InstanceJob, **fields: Any) -> Row:
     fields.setdefault("model_patch", "")
     ident = job.instance.instance_id
-    return run_row(ident, job.mode, "python", instance_id=ident, **fields)
+    return run_row(ident, job.mode, job.instance.language, instance_id=ident, **fields)

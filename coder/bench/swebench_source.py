@@ -47,6 +47,7 @@ def swebench_jobs(
     model: str | None,
     say: Callable[[str], None] = lambda line: None,
     record: Path | None = None,
+    workers: int = 1,
 ) -> SweBenchJobs:
     if model is None:
         raise SourceError(
@@ -82,7 +83,7 @@ def swebench_jobs(
             repos, cache = cached_clones(shipped.resolve(), say), suite_cache(shipped.resolve())
         except (BuildError, OSError) as exc:
             raise SourceError(f"cannot build the clones from {shipped}: {exc}") from None
-    prepared = prepare_all(instances, repos, cache, say)
+    prepared = prepare_all(instances, repos, cache, say, workers)
     jobs = [
         InstanceJob(
             i,

@@ -113,8 +113,15 @@ def test_a_fixture_from_before_reflect_mode_runs_the_modes_it_has(tmp_path):
     (old / "js-bugfix-semver" / "scripts" / "reflect.json").unlink()
     console = Console(record=True, width=250)
     out = tmp_path / "bench.json"
-    assert bench_command(old, None, "react,reflect", None, 1, out, console) == 0
+    record = tmp_path / "recorded"
+    assert bench_command(old, None, "react,reflect", None, 1, out, console, record=record) == 0
     data = json.loads(out.read_text())
+    recorded = json.loads((record / "js-bugfix-semver.react.json").read_text())["turns"]
+    source = json.loads((old / "js-bugfix-semver" / "scripts" / "react.json").read_text())
+    assert [t.get("tool", t.get("calls")) for t in recorded] == [
+        t.get("tool", t.get("calls")) for t in source["turns"]
+    ]
+    assert sorted(p.name for p in record.iterdir()) == ["js-bugfix-semver.react.json"]
     assert [(r["fixture"], r["mode"]) for r in data["runs"]] == [("js-bugfix-semver", "react")]
     assert data["skipped"] == [
         {

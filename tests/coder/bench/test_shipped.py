@@ -89,6 +89,57 @@ def test_prepare_runs_once_and_is_then_reused_offline(clones, tmp_path, monkeypa
     assert sorted(p.name for p in deps.parent.iterdir()) == ["tinyjs__clamp-1"]
 
 
+def test_the_same_lockfile_is_installed_once_and_copied(clones, tmp_path):
+    one, two = tiny("tinyjs__clamp-1"), tiny("tinyjs__clamp-2")
+    said: list[str] = []
+    prepared = prepare_all([one, two], clones, tmp_path / "cache", said.append)
+    assert said[0] == f"prepare tinyjs__clamp-1: {PREPARE}"
+    assert said[2] == (
+        "prepare tinyjs__clamp-2: the same package.json and lockfile as tinyjs__clamp-1: "
+        "its node_modules copied"
+    )
+    first, second = (
+        prepared.deps[i] / "node_modules" / "is-number" / "index.js"
+        for i in ("tinyjs__clamp-1", "tinyjs__clamp-2")
+    )
+    assert second.read_bytes() == first.read_bytes()
+    assert os.stat(second).st_ino != os.stat(first).st_ino
+    other = tiny("tinyjs__clamp-2", prepare=f"{PREPARE} --no-progress && true")
+    assert prepare_all([other], clones, tmp_path / "other", said.append).deps
+    assert said[3] == f"prepare tinyjs__clamp-2: {other.prepare}"  # not a plain npm ci: run
+
+
+def test_repositories_are_prepared_side_by_side(tmp_path):
+    """Each prepare waits (10s at most) for the other to have started: only side by side do
+    both succeed."""
+    repos = tmp_path / "repos"
+    repos.mkdir()
+    for name in ("tinyjs__clamp", "tinyjs__other"):
+        subprocess.run(["cp", "-a", str(TINY / "repos" / "tinyjs__clamp"), str(repos / name)])
+    clones = build_repos(repos, tmp_path / "clones")
+    other_head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=clones / "tinyjs__other", capture_output=True, text=True
+    ).stdout.strip()
+
+    def waiting(mine: str, theirs: str) -> str:
+        return (
+            f"touch {tmp_path / mine}; for i in $(seq 200); do "
+            f"[ -e {tmp_path / theirs} ] && exit 0; sleep 0.05; done; echo error: alone; exit 1"
+        )
+
+    first = tiny("tinyjs__clamp-2", prepare=waiting("a", "b"))
+    second = tiny(
+        "tinyjs__clamp-2",
+        instance_id="tinyjs__other-2",
+        repo="tinyjs/other",
+        base_commit=other_head,
+        prepare=waiting("b", "a"),
+    )
+    prepared = prepare_all([first, second], clones, tmp_path / "cache", lambda _: None, 2)
+    assert prepared.errors == {}
+    assert sorted(prepared.deps) == ["tinyjs__clamp-2", "tinyjs__other-2"]
+
+
 def test_a_failed_prepare_is_one_line_and_the_others_still_prepare(clones, tmp_path):
     broken = tiny("tinyjs__clamp-1", prepare=f"rm package-lock.json && {PREPARE}")
     fine = tiny("tinyjs__clamp-2")
@@ -125,11 +176,11 @@ def test_a_run_gets_a_real_copy_of_node_modules_and_cannot_touch_the_cache(clone
     assert status.stdout == ""  # node_modules is kept out of the run's diff
 
 
-def test_bench_builds_the_shipped_suite_once_and_records_what_replays(tmp_path):
-    """No --repos: the clones come from the cache (built once, said once); --record writes
-    each run's replies, and replaying them gives the same verdict."""
-    from swebench_repos import INSTANCES, SCRIPTS
-
+def test_bench_builds_and_prepares_once_and_records_what_replays(tmp_path):
+    """No --repos: the clones come from the cache (built once, said once) and the instance is
+    prepared once; --record writes each run's replies, and replaying them gives the same
+    verdict (here a wrong fix the repository's own tests let through: shipped broken)."""
+    sessions = TINY / "sessions"
     env = {
         **os.environ,
         "PYTHONPATH": str(Path(__file__).resolve().parents[3]),
@@ -140,8 +191,9 @@ def test_bench_builds_the_shipped_suite_once_and_records_what_replays(tmp_path):
     def bench(*args: str, out: str) -> tuple[str, dict[str, object]]:
         done = subprocess.run(
             [
-                *("python3", "-m", "coder", "bench", "--swebench", str(INSTANCES)),
-                *("--only", "parse-1.22.1", "--modes", "contract", "--workers", "1"),
+                *("python3", "-m", "coder", "bench"),
+                *("--swebench", str(TINY / "instances.jsonl")),
+                *("--only", "tinyjs__clamp-2", "--modes", "contract", "--workers", "1"),
                 *("--json", str(tmp_path / out), *args),
             ],
             cwd=tmp_path,
@@ -154,20 +206,21 @@ def test_bench_builds_the_shipped_suite_once_and_records_what_replays(tmp_path):
         return done.stdout, json.loads((tmp_path / out).read_text())["runs"][0]
 
     text, recorded = bench(
-        "--model", f"script:{SCRIPTS}", "--record", str(tmp_path / "rec"), out="a.json"
+        "--model", f"script:{sessions}", "--record", str(tmp_path / "rec"), out="a.json"
     )
-    assert "building 2 repositories from" in text
-    script = tmp_path / "rec" / "r1chardj0n3s__parse-1.22.1.contract.json"
-    assert json.loads(script.read_text())["turns"]
+    assert "building 1 repository from" in text
+    assert "prepare tinyjs__clamp-2: done in" in text
+    script = json.loads((tmp_path / "rec" / "tinyjs__clamp-2.contract.json").read_text())
+    source = json.loads((sessions / "tinyjs__clamp-2.contract.json").read_text())
+    assert [t.get("tool", t.get("calls")) for t in script["turns"]] == [
+        t.get("tool", t.get("calls")) for t in source["turns"]
+    ]
     text, replayed = bench("--model", f"script:{tmp_path / 'rec'}", out="b.json")
-    assert "building" not in text
+    assert "building 1" not in text and "prepare tinyjs" not in text
     fields = ("resolved", "claimed_success", "stop_reason", "steps", "rollbacks", "turns")
     assert {k: replayed[k] for k in fields} == {k: recorded[k] for k in fields}
-    expected = json.loads((INSTANCES.parent / "expected.json").read_text())
-    assert (
-        recorded["shipped_broken"]
-        is expected["r1chardj0n3s__parse-1.22.1"]["contract"]["shipped_broken"]
-    )
+    assert (recorded["shipped_broken"], replayed["shipped_broken"]) == (True, True)
+    assert recorded["language"] == "javascript"
 
 
 def test_a_failed_prepare_is_each_rows_error_and_the_bench_goes_on(tmp_path):
@@ -206,3 +259,34 @@ def test_a_failed_prepare_is_each_rows_error_and_the_bench_goes_on(tmp_path):
     assert error.startswith(f"`{broken['prepare']}` failed (exit 1, ") and "\n" not in error
     assert "npm error" in error
     assert not rows["tinyjs__clamp-2"]["error"].startswith("`")  # it ran (and found no script)
+
+
+def test_a_shipped_patch_that_does_not_apply_is_one_line_and_exit_2(tmp_path):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    subprocess.run(["cp", "-a", str(TINY / "repos"), str(TINY / "instances.jsonl"), str(suite)])
+    patch = suite / "repos" / "tinyjs__clamp" / "patches" / "01-clamp-upper-bound.patch"
+    patch.write_text(patch.read_text().replace("-    return low;", "-    return nothing;"))
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(__file__).resolve().parents[3]),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "COLUMNS": "400",
+    }
+    done = subprocess.run(
+        [
+            *("python3", "-m", "coder", "bench", "--swebench", str(suite / "instances.jsonl")),
+            *("--model", f"script:{tmp_path}"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    said = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert said[-1].startswith(f"error: cannot build the clones from {suite / 'repos'}: ")
+    assert "tinyjs__clamp: 01-clamp-upper-bound.patch does not apply" in said[-1]
+    (cache,) = (tmp_path / "cache" / "coder" / "swebench").iterdir()
+    assert list(cache.iterdir()) == []  # the half-made build is gone

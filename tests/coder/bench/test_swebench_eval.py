@@ -19,10 +19,10 @@ from coder.bench.swebench_eval import (
     UNRESOLVED,
     evaluate,
     patched_paths,
-    pytest_statuses,
     status_of,
 )
 from coder.bench.swebench_job import InstanceError, prepare_clone
+from coder.bench.swebench_tests import pytest_statuses
 
 RECORDS = {json.loads(line)["instance_id"]: json.loads(line) for line in INSTANCES.open()}
 SHIPPED = {i.instance_id: i for i in load_instances(INSTANCES).instances}
@@ -133,11 +133,12 @@ def test_a_change_that_breaks_collection_is_unresolved_not_unevaluated(tmp_path)
     assert graded.fail_to_pass == {"tests/test_new.py::test_new": "missing"}
 
 
-def test_ids_that_are_not_pytest_node_ids_are_not_evaluated(tmp_path):
-    repo = make_repo(tmp_path / "tiny", {"tiny.py": "x = 1\n"})
+def test_ids_no_run_names_even_at_the_base_are_not_evaluated(tmp_path):
+    repo = make_repo(tmp_path / "tiny", {"pytest.ini": TINY_PYTEST, "tiny.py": "x = 1\n"})
     instance = tiny_instance(repo, NEW_TEST, ["test_new (tests.test_new.NewTest)"], [])
     graded = evaluate(repo, instance, instance.base_commit, tmp_path / "work")
-    assert graded.status == NOT_EVALUATED and "pytest node ids" in graded.detail
+    assert graded.status == NOT_EVALUATED
+    assert "do not run here even without the change" in graded.detail
 
 
 def test_statuses_read_as_swebench_reads_pytest_rA():

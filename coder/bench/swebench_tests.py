@@ -1,0 +1,102 @@
+"""Running an instance's tests in one judged tree, confined: pytest as the official harness runs
+it, or, for an instance whose ids are not pytest node ids (JavaScript, TypeScript), through the
+verdict's own seam.
+
+That seam is what a run's `tests_pass` uses: the repository's detected test command scoped to
+the files test_patch touches (`command_for_paths`), run by `run_tests`, its output read by the
+runner modules. So a JS instance's ids are coder's runner ids (`summarizers.runners`), exactly
+as the suite's builders found them, and the statuses are given in the pytest words the grader
+reads.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from coder.bench.swebench import Instance
+
+EVAL_TIMEOUT_S = 1800.0
+"""The official harness's default per-instance timeout."""
+EVAL_OUTPUT_CAP = 16 << 20
+"""Large suites print one summary line per test; all of them must survive the output cap."""
+_WORDS = ("PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL")
+_AS_PYTEST = {
+    "passed": "PASSED",
+    "failed": "FAILED",
+    "error": "ERROR",
+    "skipped": "SKIPPED",
+    "xfailed": "XFAIL",
+}
+
+
+@dataclass(frozen=True)
+class TestRun:
+    statuses: dict[str, str]
+    """test id -> PASSED | FAILED | ERROR | SKIPPED | XFAIL"""
+    output: str = ""
+    problem: str | None = None
+    """Why the tests did not run at all (the sandbox, the patch, no test command)."""
+
+
+def pytest_ids(instance: Instance) -> bool:
+    """Whether every FAIL_TO_PASS and PASS_TO_PASS id is a pytest node id (`file::test`)."""
+    return instance.language == "python"
+
+
+def run_instance_tests(tree: Path, instance: Instance, test_files: list[str]) -> TestRun:
+    """The instance's tests in `tree` (test_patch already laid), confined."""
+    from sandbox.confine import SandboxUnavailable, make_sandbox
+    from sandbox.limits import Limits
+
+    try:
+        sandbox = make_sandbox("auto", tree, limits=Limits(output_cap=EVAL_OUTPUT_CAP))
+    except SandboxUnavailable as exc:
+        return TestRun({}, problem=f"the sandbox cannot start here: {exc}")
+    if pytest_ids(instance):
+        files = [f for f in test_files if f.endswith(".py")]
+        for ident in instance.FAIL_TO_PASS + instance.PASS_TO_PASS:
+            path = ident.split("::", 1)[0]
+            if path not in files:
+                files.append(path)
+        command = "python -m pytest -rA --tb=short -p no:cacheprovider " + " ".join(
+            shlex.quote(f) for f in files
+        )
+        result = sandbox.run(command, cwd=tree, timeout_s=EVAL_TIMEOUT_S)
+        return TestRun(pytest_statuses(result.output), result.output)
+    return _runner_tests(sandbox, tree, test_files)
+
+
+def _runner_tests(sandbox: object, tree: Path, test_files: list[str]) -> TestRun:
+    from coder.config import detect_test_cmd
+    from coder.loop.scoping import command_for_paths
+    from coder.verdict.run import run_tests
+
+    test_cmd = detect_test_cmd(tree)
+    if not test_cmd:
+        return TestRun({}, problem="no test command found in the repository (package.json)")
+    present = [f for f in test_files if (tree / f).is_file()]
+    scoped = command_for_paths(test_cmd, present, tree)
+    run = run_tests(sandbox, tree, scoped.command, EVAL_TIMEOUT_S)  # type: ignore[arg-type]
+    if run.result.timed_out:
+        return TestRun(
+            {}, run.result.output, f"`{scoped.command}` timed out after {EVAL_TIMEOUT_S:.0f}s"
+        )
+    statuses = {ident: _AS_PYTEST.get(o, o.upper()) for ident, o in run.outcomes.items()}
+    return TestRun(statuses, run.result.output)
+
+
+def pytest_statuses(log: str) -> dict[str, str]:
+    """test id -> status, read from `pytest -rA` the way SWE-bench's log parser reads it."""
+    statuses: dict[str, str] = {}
+    for line in log.splitlines():
+        word = line.split(" ", 1)[0]
+        if word not in _WORDS:
+            continue
+        if word == "FAILED":
+            line = line.replace(" - ", " ")
+        parts = line.split()
+        if len(parts) > 1 and not (word == "SKIPPED" and parts[1].startswith("[")):
+            statuses[parts[1]] = word
+    return statuses

@@ -1,0 +1,187 @@
+"""The shipped real suite (fixtures/swebench/) and the tiny one of these tests, as the bench uses them.
+
+(a) Every instance's gold patch resolves and its base does not, through the bench's own
+evaluation, after its prepare (JS instances fetch from the npm registry once).
+(b) Every recorded session, replayed by `coder bench --swebench FILE --model script:sessions`,
+gives the verdict fields expected.json keeps for it; a recording without an entry, or an entry
+without a recording, fails. A harness change that flips a verdict fails here: regenerate
+expected.json with `python3 -m coder.bench.expected SUITE` only when the change is meant.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coder.bench.expected import EXPECTED_FILE, recordings, replay
+from coder.bench.prepare import Prepared, prepare_all
+from coder.bench.shipped import cached_clones, suite_cache
+from coder.bench.swebench import Instance, load_instances
+from coder.bench.swebench_eval import RESOLVED, UNRESOLVED, Evaluation, evaluate
+from coder.bench.swebench_job import prepare_clone
+
+ROOT = Path(__file__).resolve().parents[3]
+SUITES = [
+    s
+    for s in (ROOT / "fixtures" / "swebench", ROOT / "tests" / "data" / "swebench_tiny")
+    if (s / "instances.jsonl").is_file()
+]
+
+
+def _instances(suite: Path) -> list[Instance]:
+    return load_instances(suite / "instances.jsonl").instances
+
+
+def _gold(suite: Path) -> dict[str, str]:
+    lines = (suite / "instances.jsonl").read_text(encoding="utf-8").splitlines()
+    return {json.loads(line)["instance_id"]: json.loads(line)["patch"] for line in lines if line}
+
+
+INSTANCES = [
+    pytest.param(suite, instance, id=f"{suite.name}/{instance.instance_id}")
+    for suite in SUITES
+    for instance in _instances(suite)
+]
+RECORDINGS = [
+    pytest.param(suite, ident, mode, id=f"{suite.name}/{ident}.{mode}")
+    for suite in SUITES
+    for ident, mode in recordings(suite)
+]
+
+
+@pytest.fixture(scope="session")
+def suite_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One cache for the whole session: the clones built and each instance prepared once,
+    whether the evaluation tests or the replays get there first."""
+    home = tmp_path_factory.mktemp("xdg-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(home))
+        yield home
+
+
+@pytest.fixture(scope="session")
+def prepared_suite(suite_cache_home: Path) -> Callable[[Path], tuple[Path, Prepared]]:
+    done: dict[Path, tuple[Path, Prepared]] = {}
+
+    def get(suite: Path) -> tuple[Path, Prepared]:
+        if suite not in done:
+            clones = cached_clones(suite / "repos", lambda _: None)
+            prepared = prepare_all(
+                _instances(suite), clones, suite_cache(suite / "repos"), lambda _: None, 2
+            )
+            done[suite] = (clones, prepared)
+        return done[suite]
+
+    return get
+
+
+def _judge_gold_and_base(
+    suite: Path, instance: Instance, clones: Path, prepared: Prepared, work: Path
+) -> tuple[Evaluation, Evaluation]:
+    """The base and the gold patch, each through the bench's own evaluation."""
+    deps = prepared.deps.get(instance.instance_id)
+    work.mkdir(parents=True)
+    clone = prepare_clone(clones, instance, work / "repo")
+    base = evaluate(clone, instance, instance.base_commit, work / "base", deps)
+    subprocess.run(
+        ["git", "apply", "-"],
+        cwd=clone,
+        input=_gold(suite)[instance.instance_id],
+        text=True,
+        check=True,
+    )
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "gold",
+        "GIT_AUTHOR_EMAIL": "gold@coder.invalid",
+        "GIT_COMMITTER_NAME": "gold",
+        "GIT_COMMITTER_EMAIL": "gold@coder.invalid",
+    }
+    subprocess.run(["git", "commit", "-qam", "gold"], cwd=clone, env=env, check=True)
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    return base, evaluate(clone, instance, head, work / "gold", deps)
+
+
+@pytest.fixture(scope="session")
+def judged(
+    prepared_suite: Callable[[Path], tuple[Path, Prepared]],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[[Path], dict[str, tuple[Evaluation, Evaluation]]]:
+    """Every instance of a suite judged at its base and with its gold patch, two at a time
+    (as the replays run)."""
+    done: dict[Path, dict[str, tuple[Evaluation, Evaluation]]] = {}
+
+    def get(suite: Path) -> dict[str, tuple[Evaluation, Evaluation]]:
+        if suite not in done:
+            clones, prepared = prepared_suite(suite)
+            root = tmp_path_factory.mktemp(f"judged-{suite.name}")
+            runnable = [i for i in _instances(suite) if i.instance_id not in prepared.errors]
+
+            def one(instance: Instance) -> tuple[Evaluation, Evaluation]:
+                return _judge_gold_and_base(
+                    suite, instance, clones, prepared, root / instance.instance_id
+                )
+
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                results = pool.map(one, runnable)
+                done[suite] = {i.instance_id: r for i, r in zip(runnable, results, strict=True)}
+        return done[suite]
+
+    return get
+
+
+@pytest.mark.timeout(1500)
+@pytest.mark.parametrize(("suite", "instance"), INSTANCES)
+def test_gold_resolves_and_the_base_does_not(suite, instance, prepared_suite, judged):
+    _, prepared = prepared_suite(suite)
+    assert instance.instance_id not in prepared.errors, prepared.errors[instance.instance_id]
+    assert (instance.instance_id in prepared.deps) == bool(instance.prepare)
+    base, gold = judged(suite)[instance.instance_id]
+    assert base.status == UNRESOLVED, base.detail
+    assert all(s != "PASSED" for s in base.fail_to_pass.values()), base.fail_to_pass
+    assert all(s == "PASSED" for s in base.pass_to_pass.values()), base.pass_to_pass
+    assert gold.status == RESOLVED, gold.detail
+
+
+@pytest.fixture(scope="session")
+def replays(suite_cache_home: Path) -> Callable[[Path], dict[str, Any]]:
+    done: dict[Path, dict[str, Any]] = {}
+
+    def get(suite: Path) -> dict[str, Any]:
+        if suite not in done:
+            found, bench = replay(suite, workers=2)
+            assert bench.returncode == 0, bench.stdout + bench.stderr
+            done[suite] = found
+        return done[suite]
+
+    return get
+
+
+def _expected(suite: Path) -> dict[str, Any]:
+    path = suite / EXPECTED_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+@pytest.mark.parametrize("suite", SUITES, ids=[s.name for s in SUITES])
+def test_every_recording_has_an_expected_verdict_and_the_reverse(suite):
+    recorded = set(recordings(suite))
+    expected = {(i, m) for i, modes in _expected(suite).items() for m in modes}
+    assert sorted(recorded - expected) == [], "recordings with no entry in expected.json"
+    assert sorted(expected - recorded) == [], "expected.json entries with no recording"
+
+
+@pytest.mark.timeout(1200)
+@pytest.mark.parametrize(("suite", "ident", "mode"), RECORDINGS)
+def test_a_replay_gives_the_expected_verdict(suite, ident, mode, replays):
+    expected = _expected(suite).get(ident, {}).get(mode)
+    assert expected is not None, f"{ident}.{mode}: no entry in {suite / EXPECTED_FILE}"
+    assert replays(suite)[ident][mode] == expected
