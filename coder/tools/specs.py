@@ -65,7 +65,9 @@ class Run(_Args):
     The exit code counts a failure anywhere in the command's last pipeline, as with `set -o
     pipefail` (`pytest | tail` fails when pytest fails), except a command stopped by SIGPIPE
     because a later one such as `head` stopped reading. Output is compacted for you: there is
-    no need to pipe it into head or tail."""
+    no need to pipe it into head or tail. The repository's .git is read-only here: git log,
+    diff and `git show HEAD:FILE` (the code before your change) work; git stash, commit,
+    checkout and reset cannot write (the harness commits verified work)."""
 
     command: str = Field(min_length=1)
 

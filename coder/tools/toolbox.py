@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 import time
 from dataclasses import dataclass, replace
@@ -309,6 +310,8 @@ class ToolBox:
         )
         result = replace(result, command=a.command)
         text, raw = render_command(result, budget=RUN_BUDGET_TOKENS)
+        if GIT_WRITES.search(a.command):
+            text += f"\n{GIT_READ_ONLY}"
         status: ObservationStatus = (
             "ok" if result.exit_code == 0 and not result.timed_out else "error"
         )
@@ -323,6 +326,19 @@ class ToolBox:
         return (
             f"Files with that name: {', '.join(close)}" if close else "Use list_files to see paths."
         )
+
+
+GIT_WRITES = re.compile(
+    r"\bgit\s+(?:-[-\w]+(?:[ =]\S+)?\s+)*"
+    r"(?:stash|commit|checkout|switch|reset|restore\s+--staged|add|rm|mv|merge|rebase|cherry-pick|am|tag)\b"
+)
+GIT_READ_ONLY = (
+    "note: the repository's .git is read-only in the sandbox, so git stash, commit, checkout, "
+    "reset and add cannot write (git stash fails without a word); the harness commits verified "
+    "work. The code before your change: `git show HEAD:FILE`, or `git diff`."
+)
+"""Said after a command that asks git to write: a stash that silently did nothing once let a
+live player believe its test had run on the old code."""
 
 
 def render_command(result: Any, *, budget: int) -> tuple[str, int]:

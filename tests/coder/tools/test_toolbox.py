@@ -279,3 +279,17 @@ def test_a_file_name_with_a_newline_is_one_quoted_entry(box):
     found = box.execute("search", {"pattern": "def odd"})
     assert found.text.splitlines()[0] == '"src/a\\nb.py":1: def odd():'
     assert box.execute("read_file", {"path": odd}).status == "ok"  # the quoted name, as JSON
+
+
+def test_a_git_stash_in_the_sandbox_is_said_to_have_done_nothing(tmp_path):
+    """.git is read-only to confined commands and `git stash` fails there without a word: the
+    observation says so, and where to see the old code (three live players lost turns to it)."""
+    repo = make_repo(tmp_path / "repo", {"src/app.py": "def main():\n    return 1\n"})
+    (repo / "src/app.py").write_text("def main():\n    return 2\n")
+    box = ToolBox(repo, make_sandbox("bwrap", repo), PathPolicy(repo, ["src/**"], []), 30.0)
+    stash = box.execute("run", {"command": "git stash push -q src/app.py; git stash list"})
+    assert "read-only" in stash.text and "git show HEAD:FILE" in stash.text
+    assert (repo / "src/app.py").read_text().endswith("return 2\n")  # nothing was stashed
+    log = box.execute("run", {"command": "git log --oneline -1 && git show HEAD:src/app.py"})
+    assert log.status == "ok" and "return 1" in log.text
+    assert "read-only" not in log.text
