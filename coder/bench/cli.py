@@ -180,9 +180,9 @@ def _fixture_jobs(
         for line in str(exc).splitlines():
             console.print(f"  {markup_safe(line)}", highlight=False)
         return None
-    return [
-        FixtureJob(f, m, model) for f in fixtures for m in modes if m not in f.missing
-    ], skipped(fixtures)
+    return [FixtureJob(f, m, model) for f in fixtures for m in modes if f.runs(m)], skipped(
+        fixtures
+    )
 
 
 def _run(jobs: Sequence[BenchJob], executor: Any, writer: Any, console: Console) -> list[Row]:
