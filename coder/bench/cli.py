@@ -65,7 +65,7 @@ def bench_command(
             return 2
     else:
         found = _fixture_jobs(fixtures_dir, only, modes, model, console)
-        if found is None or not found[0]:
+        if found is None or not (found[0] or found[1]):
             return 2
         jobs, skips = found
     peer_modes: tuple[str, ...] = ()
