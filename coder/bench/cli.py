@@ -83,7 +83,7 @@ def bench_command(
         jobs, bad_lines = found_instances.jobs, found_instances.problems
     else:
         found = _fixture_jobs(fixtures_dir, only, modes, model, console, record)
-        if found is None or not found[0]:
+        if found is None or not (found[0] or found[1]):
             return 2
         jobs, skips = found
     peer_modes: tuple[str, ...] = ()
@@ -200,7 +200,7 @@ def _fixture_jobs(
         FixtureJob(f, m, model, record / f"{f.name}.{m}.json" if record else None)
         for f in fixtures
         for m in modes
-        if m not in f.missing
+        if f.runs(m)
     ], skipped(fixtures)
 
 

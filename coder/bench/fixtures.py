@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from coder.bench.layout import Layout, load_layout
+from coder.bench.layout import Layout, load_layout, unavailable
 
 MODES = ("contract", "react", "plan", "reflect")
 LATER_MODES = frozenset({"reflect"})
@@ -44,6 +44,14 @@ class Fixture:
     """What git does not hold, laid out after the first commit (coder/bench/layout.py)."""
     missing: tuple[str, ...] = ()
     """Requested later modes (LATER_MODES) this fixture has no script for: not run."""
+    unavailable: str | None = None
+    """Why none of its modes can run on this machine (what its layout needs is not here)."""
+    modes: tuple[str, ...] = ()
+    """The requested modes (every one is skipped when the fixture is unavailable)."""
+
+    def runs(self, mode: str) -> bool:
+        """Whether the bench runs this fixture in this mode."""
+        return self.unavailable is None and mode not in self.missing
 
     @property
     def repo(self) -> Path:
@@ -83,7 +91,7 @@ def load_fixtures(
     ):
         if only and only not in path.name:
             continue
-        found = _check(path, modes if need_scripts else (), problems)
+        found = _check(path, modes, need_scripts, problems)
         if found:
             fixtures.append(found)
     if problems:
@@ -93,7 +101,9 @@ def load_fixtures(
     return fixtures
 
 
-def _check(path: Path, modes: tuple[str, ...], problems: list[str]) -> Fixture | None:
+def _check(
+    path: Path, modes: tuple[str, ...], need_scripts: bool, problems: list[str]
+) -> Fixture | None:
     before = len(problems)
     task_file = path / "task.toml"
     spec = None
@@ -116,7 +126,7 @@ def _check(path: Path, modes: tuple[str, ...], problems: list[str]) -> Fixture |
         if not (path / source).is_dir():
             problems.append(f"{path.name}/layout.toml: no directory {source}/ for a submodule")
     missing = []
-    for mode in modes:
+    for mode in modes if need_scripts else ():
         script = path / "scripts" / f"{mode}.json"
         if not script.is_file():
             if mode in LATER_MODES:
@@ -129,20 +139,23 @@ def _check(path: Path, modes: tuple[str, ...], problems: list[str]) -> Fixture |
             problems.append(f"{path.name}/scripts/{mode}.json: {problem}")
     if len(problems) > before or spec is None:
         return None
-    return Fixture(path.name, path, spec, layout, tuple(missing))
+    return Fixture(path.name, path, spec, layout, tuple(missing), unavailable(layout), modes)
 
 
 def skipped(fixtures: list[Fixture]) -> list[dict[str, str]]:
     """The fixture × mode pairs the bench does not run, and why."""
     return [
-        {
-            "fixture": f.name,
-            "mode": mode,
-            "reason": f"no scripts/{mode}.json (a fixture from before {mode} mode)",
-        }
+        {"fixture": f.name, "mode": mode, "reason": _skip_reason(f, mode)}
         for f in fixtures
-        for mode in f.missing
+        for mode in f.modes
+        if not f.runs(mode)
     ]
+
+
+def _skip_reason(fixture: Fixture, mode: str) -> str:
+    if fixture.unavailable:
+        return fixture.unavailable
+    return f"no scripts/{mode}.json (a fixture from before {mode} mode)"
 
 
 def _script_problem(path: Path) -> str | None:

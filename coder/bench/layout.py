@@ -9,16 +9,23 @@ over the committed repo (its `.gitignore` must ignore all of it), and `layout.to
   directories by absolute path (all `pip install -e .` leaves for a src layout), and
   `system_site_packages = true` to see the interpreter's own packages (pytest);
 - `[submodules] "vendor/lib" = "submodules/lib"`: a repository made of that fixture
-  directory, added as a submodule at that path (offline, from the local path).
+  directory, added as a submodule at that path (offline, from the local path);
+- `node_modules = "js-runners"`: a real copy (`cp -a`) of the `node_modules/` that
+  `scripts/js-runners` installed in its cache (the pinned vitest, jest, mocha, node-tap and
+  typescript), as a user's `npm ci` leaves it: the registry is not reachable from a run, and a
+  copy (not a link) is what the sandbox must make writable and throwaway. Without the cache the
+  fixture cannot run: `unavailable` says why, and the bench skips it.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -36,6 +43,29 @@ class Layout(BaseModel):
     """Whether the venv also sees the interpreter's own packages."""
     submodules: dict[str, str] = {}
     """Submodule path in the repository → fixture directory holding its files."""
+    node_modules: Literal["js-runners"] | None = None
+    """Whose `node_modules/` the repository gets: the cache `scripts/js-runners` fills."""
+
+
+JS_RUNNERS_ENV = "CODER_JS_RUNNERS"
+
+
+def js_runners_dir() -> Path:
+    """Where `scripts/js-runners` installs the pinned runners (the same rule as the script)."""
+    configured = os.environ.get(JS_RUNNERS_ENV)
+    if configured:
+        return Path(configured)
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "coder" / "js-runners"
+
+
+def unavailable(layout: Layout) -> str | None:
+    """Why a fixture with this layout cannot run on this machine (None: it can)."""
+    if layout.node_modules == "js-runners":
+        modules = js_runners_dir() / "node_modules"
+        if not modules.is_dir():
+            return f"no JavaScript runners in {modules.parent}: run scripts/js-runners"
+    return None
 
 
 def make_venv(path: Path, editable: list[Path], *, system_site_packages: bool = False) -> Path:
@@ -64,6 +94,12 @@ def lay_out(fixture_dir: Path, repo: Path, layout: Layout) -> None:
     ignored = fixture_dir / "ignored"
     if ignored.is_dir():
         shutil.copytree(ignored, repo, dirs_exist_ok=True)
+    if layout.node_modules == "js-runners":
+        modules = js_runners_dir() / "node_modules"
+        if not modules.is_dir():
+            raise FileNotFoundError(f"{modules}: run scripts/js-runners")
+        (repo / "node_modules").mkdir(exist_ok=True)
+        subprocess.run(["cp", "-a", f"{modules}/.", str(repo / "node_modules")], check=True)
     if layout.venv:
         editable = [repo / e for e in layout.editable]
         make_venv(repo / layout.venv, editable, system_site_packages=layout.system_site_packages)
