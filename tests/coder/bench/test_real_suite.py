@@ -44,13 +44,18 @@ def _gold(suite: Path) -> dict[str, str]:
     return {json.loads(line)["instance_id"]: json.loads(line)["patch"] for line in lines if line}
 
 
+def _marks(suite: Path) -> list[pytest.MarkDecorator]:
+    """The shipped suite's runs take many minutes: CI runs them in its bench step."""
+    return [pytest.mark.bench] if suite.parent.name == "fixtures" else []
+
+
 INSTANCES = [
-    pytest.param(suite, instance, id=f"{suite.name}/{instance.instance_id}")
+    pytest.param(suite, instance, id=f"{suite.name}/{instance.instance_id}", marks=_marks(suite))
     for suite in SUITES
     for instance in _instances(suite)
 ]
 RECORDINGS = [
-    pytest.param(suite, ident, mode, id=f"{suite.name}/{ident}.{mode}")
+    pytest.param(suite, ident, mode, id=f"{suite.name}/{ident}.{mode}", marks=_marks(suite))
     for suite in SUITES
     for ident, mode in recordings(suite)
 ]
