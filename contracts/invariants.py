@@ -153,7 +153,8 @@ class TestsFailBefore(_Invariant):
     kind: Literal["tests_fail_before"] = "tests_fail_before"
     paths: list[str] = Field(min_length=1)
     """Test ids (`tests/test_x.py::test_y`), or test files: a file means the tests the step
-    added or changed in it, found by the harness."""
+    added or changed in it, found by the harness, of which at least one must fail before (the
+    others may be guards that pass both times) and all must pass after."""
 
     def describe(self) -> str:
         return f"{', '.join(self.paths)} fail before the step and pass after"

@@ -37,8 +37,8 @@ Invariants are objects such as {"kind": "tests_pass", "paths": ["tests/test_x.py
 "file": "src/m.py"} (strict: "signature_unchanged"), {"kind": "public_api_compatible", "file":
 "src/m.py"} (strict: "public_api_unchanged"), {"kind": "text_absent", "pattern": "print\\\\(",
 "paths": ["src/**"]}, {"kind": "max_changed_lines", "n": 40}, {"kind": "tests_fail_before",
-"paths": ["tests/test_x.py"]} (the tests the step adds or changes there must fail on the code
-before the step and pass after it), {"kind": "tests_removed", "paths": ["tests/test_x.py::test_y"]}
+"paths": ["tests/test_x.py"]} (of the tests the step adds or changes there, at least one must fail
+on the code before the step, and all must pass after it; name a test id to require that one), {"kind": "tests_removed", "paths": ["tests/test_x.py::test_y"]}
 (tests removed or skipped on purpose; any other test that disappears, or is skipped, fails).
 A step must change at least one file.
 Signatures and public APIs are checked compatible or strict. Compatible: every call the old
@@ -80,8 +80,8 @@ def plan_briefing(
         "submit_plan with small, verifiable steps. Every step should name the tests that prove "
         "it. A bug fix should come with a regression test proven to catch the bug: add the test "
         "in the fixing step and give it the invariant 'the new tests in FILE fail before this "
-        "step and pass after' (the harness runs them on the code as it was before the step; a "
-        "test that passes there too proves nothing and fails the step).\n\n"
+        "step and pass after' (the harness runs them on the code as it was before the step; if "
+        "every one of them passes there too, they prove nothing and the step fails).\n\n"
         f"{PLAN_FORMAT}{forms}"
     )
 
