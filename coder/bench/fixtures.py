@@ -79,6 +79,12 @@ class FixtureError(Exception):
     """One line per problem, every problem at once."""
 
 
+def is_instance_suite(path: Path) -> bool:
+    """A SWE-bench suite kept beside the fixtures (fixtures/swebench: `instances.jsonl`,
+    `repos/`, `sessions/`), which `--swebench` runs; not a fixture."""
+    return (path / "instances.jsonl").is_file()
+
+
 def load_fixtures(
     root: Path, only: str | None, modes: tuple[str, ...], need_scripts: bool
 ) -> list[Fixture]:
@@ -87,7 +93,9 @@ def load_fixtures(
     problems: list[str] = []
     fixtures: list[Fixture] = []
     for path in sorted(
-        p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+        p
+        for p in root.iterdir()
+        if p.is_dir() and not p.name.startswith((".", "_")) and not is_instance_suite(p)
     ):
         if only and only not in path.name:
             continue

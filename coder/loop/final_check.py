@@ -12,10 +12,12 @@ cost time.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from coder.loop.baseline import Baseline
+from coder.loop.scoping import command_for_paths
 from coder.verdict.evidence import final_check as final_check_result
 from coder.verdict.judge import final_policy, judge
 from coder.verdict.run import TestRun, run_tests
@@ -32,6 +34,10 @@ __all__ = [
     "tree_of",
     "unchanged_check",
 ]
+
+
+RERUN_AT_MOST = 5
+"""New failures rerun to tell a flaky test from a broken one; more is no flake."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,27 @@ def final_check(
         )
     run = reuse or run_tests(sandbox, root, base.command, timeout_s)
     reused = " (the last step's run of it on this same tree)" if reuse else ""
-    return judge_final(run, base, reused, removed)
+    verdict = judge(run.facts(), base.facts(), final_policy(removed))
+    if not verdict.passed and verdict.counted and not verdict.missing and not verdict.timed_out:
+        again = passed_again(sandbox, root, base.command, timeout_s, verdict.counted)
+        if again:
+            verdict = judge(run.facts(), base.facts(), final_policy(removed, flaky=again))
+    return final_check_result(verdict, run, reused)
+
+
+def passed_again(
+    sandbox: Sandbox, root: Path, command: str, timeout_s: float, failing: list[str]
+) -> list[str]:
+    """Of the tests that failed now and passed at the base, those that pass when their files
+    run once more on the same tree: a test that races the clock (dayjs's `dayjs()` against
+    `moment()` a millisecond later) must not fail a right change. A test that fails again
+    stays counted; nothing is rerun when the run names more than a few."""
+    if len(failing) > RERUN_AT_MOST:
+        return []
+    files = sorted({re.split(r"::| > ", ident, maxsplit=1)[0] for ident in failing})
+    scoped = command_for_paths(command, files, root)
+    again = run_tests(sandbox, root, scoped.command, timeout_s)
+    return [t for t in failing if again.outcomes.get(t) == "passed"]
 
 
 def judge_final(

@@ -99,6 +99,11 @@ def final_detail(verdict: Verdict, reused: str = "") -> str:
     lines += _base_red_lines(verdict)
     if verdict.removed:
         lines.append(f"removed on purpose (not counted): {ids(verdict.removed)}")
+    if verdict.flaky:
+        lines.append(
+            f"flaky (failed, then passed when run again on the same tree; not counted): "
+            f"{ids(verdict.flaky)}"
+        )
     if verdict.passed and now.nothing_ran:
         lines.append("nothing was tested: the test command ran no test")
     lines += _environment_lines(verdict)

@@ -101,6 +101,9 @@ class Policy:
     """A red run whose failures are all old must still show one passing test."""
     allow_no_tests: bool = False
     """The user let the run go on with a test command that ran no test."""
+    flaky: frozenset[str] = frozenset()
+    """Ids that failed in this run and passed when run again on the same tree: flaky, not
+    the change's doing; not counted, and named."""
 
 
 def step_policy(
@@ -111,8 +114,12 @@ def step_policy(
     return Policy(STEP, frozenset(named), frozenset(removed), scope, needs_a_pass=True)
 
 
-def final_policy(removed: Iterable[str] = (), allow_no_tests: bool = False) -> Policy:
-    return Policy(FINAL, frozenset(), frozenset(removed), None, False, allow_no_tests)
+def final_policy(
+    removed: Iterable[str] = (), allow_no_tests: bool = False, flaky: Iterable[str] = ()
+) -> Policy:
+    return Policy(
+        FINAL, frozenset(), frozenset(removed), None, False, allow_no_tests, frozenset(flaky)
+    )
 
 
 @dataclass(frozen=True)
@@ -134,6 +141,8 @@ class Verdict:
     """Ran at the base, now absent, skipped or xfailed, not removed on purpose."""
     removed: list[str] = field(default_factory=list)
     """Absent now and removed on purpose: not counted."""
+    flaky: list[str] = field(default_factory=list)
+    """Failed now, passed when run again on the same tree: not counted."""
     section_failures: list[SectionFailure] = field(default_factory=list)
     """Sections that failed without naming a test, and not the same way at the base."""
     base_red_sections: list[SectionFailure] = field(default_factory=list)
@@ -171,6 +180,8 @@ def judge(now: Facts, base: Facts | None, policy: Policy) -> Verdict:
     if now.red and now.incomplete:
         return Verdict(False, policy.name, now, base_exit=base_exit, base_known=known)
     counted, old, changed = _failing(now, usable, policy)
+    flaky = [t for t in counted if t in policy.flaky]
+    counted = [t for t in counted if t not in policy.flaky]
     missing, removed, unjudged = _missing(now, usable, policy)
     passed_before = {t for t, o in (usable.outcomes if usable else {}).items() if o == PASSED}
     new_failures = sorted(t for t in {*counted, *missing} if t in passed_before)
@@ -196,6 +207,7 @@ def judge(now: Facts, base: Facts | None, policy: Policy) -> Verdict:
         changed_message=changed,
         missing=missing,
         removed=removed,
+        flaky=flaky,
         section_failures=sections if now.red else [],
         base_red_sections=same if now.red else [],
         environment=environment,

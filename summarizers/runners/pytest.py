@@ -16,6 +16,7 @@ from xml.etree import ElementTree
 
 from summarizers.logformats import pytest_log
 from summarizers.runners.base import Reading
+from summarizers.runners.jsargs import replace_paths
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, worst
 from summarizers.runners.registry import register
@@ -38,6 +39,14 @@ _FINAL = re.compile(r"^=*\s*(?:\d+ \w+(?:, )?)+.* in [\d.]+s.*$")
 _BANNER = re.compile(r"^!{3,} (.+?) !{3,}$")
 _STOP = re.compile(r"^stopping after \d+ failures?$")
 _COLLECTION = re.compile(r"^Interrupted: \d+ errors? during collection$")
+_WITH_VALUE = frozenset(
+    "-p -k -m -c -o -W -r -n --rootdir --confcutdir --basetemp --deselect --ignore --ignore-glob "
+    "--junitxml --junit-xml --dist --maxfail --tb --durations --log-level --log-cli-level "
+    "--log-file --timeout --cov --cov-report --cov-config --cov-fail-under --override-ini "
+    "--capture --import-mode --numprocesses --maxprocesses --reruns --reruns-delay "
+    "--randomly-seed --color --html --config-file".split()
+)
+"""pytest options (and common plugins') whose value is the next word."""
 _STOP_FLAGS = ("-x", "--exitfirst", "--sw", "--stepwise", "--sw-skip", "--stepwise-skip")
 JUNIT_FILE = "pytest-junit.xml"
 """The report's file name in the command's reports directory."""
@@ -107,8 +116,9 @@ class Pytest:
     def path_args(
         self, args: list[str], paths: list[str], *, major: int | None = None
     ) -> list[str]:
-        kept = [a for a in args if a.startswith("-")]
-        return kept + list(paths)
+        """The command's own options kept with their values (`-p no:cacheprovider`, `-m "not
+        slow"`), its test paths replaced by `paths`."""
+        return replace_paths(args, paths, _WITH_VALUE)
 
 
 def _record(outcomes: dict[str, str], ident: str, outcome: str) -> None:

@@ -9,6 +9,7 @@ import re
 from summarizers.logformats import unittest_log
 from summarizers.logformats.unittest_log import unittest_id
 from summarizers.runners.base import Reading
+from summarizers.runners.jsargs import replace_paths
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, worst
 from summarizers.runners.registry import register
@@ -88,7 +89,12 @@ class Unittest:
     def path_args(
         self, args: list[str], paths: list[str], *, major: int | None = None
     ) -> list[str]:
-        return [a for a in args if a.startswith("-")] + list(paths)
+        """Options kept with their values (`-k pattern`), the test names replaced by `paths`."""
+        return replace_paths(
+            args,
+            paths,
+            {"-k", "-s", "-p", "-t", "--start-directory", "--pattern", "--top-level-directory"},
+        )
 
 
 def _record(outcomes: dict[str, str], ident: str, outcome: str) -> None:

@@ -292,3 +292,19 @@ def test_node_tap_16_gets_its_own_coverage_flag() -> None:
     assert isinstance(old, Scoped) and isinstance(new, Scoped)
     assert "--no-coverage" in old.command and "--disable-coverage" not in old.command
     assert "--disable-coverage" in new.command
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (
+            "python -m pytest -q -p no:cacheprovider -m 'not slow' tests",
+            "python -m pytest -q -p no:cacheprovider -m 'not slow' test_x.py",
+        ),
+        ("python -m unittest -k fast discover", "python -m unittest -k fast test_x.py"),
+    ],
+)
+def test_a_python_runners_option_keeps_its_value(command: str, expected: str) -> None:
+    """With the real runner modules: `-p no:cacheprovider` lost its value and pytest took the
+    test file for a plugin (`-p test_x.py`), so every path-scoped run of it failed."""
+    assert scope_to_paths(command, ["test_x.py"], {}).command == expected

@@ -164,3 +164,16 @@ def test_bench_runs_every_mode_by_default():
 
     assert inspect.signature(bench).parameters["modes"].default == ",".join(MODES)
     assert MODES == ("contract", "react", "plan", "reflect")
+
+
+def test_the_real_suite_beside_the_fixtures_is_not_taken_for_a_broken_fixture(tmp_path):
+    """fixtures/swebench holds the real SWE-bench suite (no task.toml): the fixtures bench
+    loads the fixtures around it and says nothing about it."""
+    from coder.bench.fixtures import load_fixtures
+
+    root = tmp_path / "fixtures"
+    shutil.copytree(FIXTURES / "py-bugfix-invoice", root / "py-bugfix-invoice")
+    (root / "swebench").mkdir()
+    (root / "swebench" / "instances.jsonl").write_text("")
+    found = load_fixtures(root, None, ("contract",), need_scripts=True)
+    assert [f.name for f in found] == ["py-bugfix-invoice"]

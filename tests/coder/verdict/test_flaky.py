@@ -1,0 +1,79 @@
+"""A test that fails once and passes when run again on the same tree is flaky, not broken: the
+final check reruns a few new failures once and does not count the ones that pass (the dayjs
+replay: `dayjs()` and `moment()` a second apart under load failed a right change)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitrepo import make_repo
+
+from coder.loop.final_check import passed_again
+from coder.verdict.evidence import final_check as final_check_result
+from coder.verdict.judge import final_policy, judge
+from coder.verdict.run import run_tests
+from sandbox.confine import make_sandbox
+
+FLAKY = """from pathlib import Path
+
+SEEN = Path(__file__).parent / ".seen"
+
+
+def test_races_the_clock():
+    first = not SEEN.exists()
+    SEEN.touch()
+    assert not first, "a second boundary fell between the two clocks"
+
+
+def test_broken():
+    assert 1 + 1 == 3
+
+
+def test_fine():
+    assert True
+"""
+
+
+def _repo(tmp_path: Path) -> Path:
+    return make_repo(
+        tmp_path / "repo",
+        {"tests/test_clock.py": FLAKY, ".gitignore": "tests/.seen\n__pycache__/\n"},
+    )
+
+
+def test_a_test_that_passes_when_run_again_is_flaky_and_a_broken_one_is_not(tmp_path):
+    repo = _repo(tmp_path)
+    sandbox = make_sandbox("bwrap", repo)
+    command = "python -m pytest -q -p no:cacheprovider"
+    first = run_tests(sandbox, repo, command, 120)
+    failing = sorted(first.failing)
+    assert failing == [
+        "tests/test_clock.py::test_broken",
+        "tests/test_clock.py::test_races_the_clock",
+    ]
+    again = passed_again(sandbox, repo, command, 120, failing)
+    assert again == ["tests/test_clock.py::test_races_the_clock"]
+
+
+def test_the_judge_does_not_count_a_flaky_test_and_names_it(tmp_path):
+    repo = _repo(tmp_path)
+    sandbox = make_sandbox("bwrap", repo)
+    command = "python -m pytest -q -p no:cacheprovider"
+    (repo / "tests" / "test_clock.py").write_text(FLAKY.replace("assert 1 + 1 == 3", "pass"))
+    base = run_tests(sandbox, repo, command, 120)  # at the base: .seen absent, races... once
+    (repo / "tests" / ".seen").unlink()
+    now = run_tests(sandbox, repo, command, 120)
+    base_facts = base.facts()
+    base_facts = type(base_facts)(
+        **{
+            **base_facts.__dict__,
+            "outcomes": {t: "passed" for t in base_facts.outcomes},
+            "exit_code": 0,
+        }
+    )
+    counted = judge(now.facts(), base_facts, final_policy())
+    assert not counted.passed and counted.counted == ["tests/test_clock.py::test_races_the_clock"]
+    forgiven = judge(now.facts(), base_facts, final_policy(flaky=counted.counted))
+    assert forgiven.passed and forgiven.flaky == counted.counted
+    detail = final_check_result(forgiven, now, "").detail
+    assert "flaky (failed, then passed when run again on the same tree" in detail
