@@ -184,7 +184,7 @@ def test_every_recording_has_an_expected_verdict_and_the_reverse(suite):
     assert sorted(expected - recorded) == [], "expected.json entries with no recording"
 
 
-@pytest.mark.timeout(1200)
+@pytest.mark.timeout(3600)  # the first one replays the whole suite
 @pytest.mark.parametrize(("suite", "ident", "mode"), RECORDINGS)
 def test_a_replay_gives_the_expected_verdict(suite, ident, mode, replays):
     expected = _expected(suite).get(ident, {}).get(mode)
