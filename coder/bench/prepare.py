@@ -153,9 +153,7 @@ def _prepare(
         same, source_deps = installed.get(key or "", ("", target))
         if same and (source_deps / "node_modules").is_dir():
             _copy_tree(source_deps / "node_modules", work / "tree" / "node_modules")
-            (work / "tree" / STAMP).write_text(json.dumps(_stamp(instance)), encoding="utf-8")
-            shutil.rmtree(target, ignore_errors=True)
-            (work / "tree").rename(target)
+            _settle(work / "tree", target, instance)
             say(
                 f"prepare {instance.instance_id}: the same package.json and lockfile as {same}: its node_modules copied"
             )
@@ -181,12 +179,17 @@ def _prepare(
                 f"`{command}` failed (exit {done.returncode}, {took:.1f}s): "
                 f"{last_error_line(done.stderr + chr(10) + done.stdout)}"
             )
-        (work / "tree" / STAMP).write_text(json.dumps(_stamp(instance)), encoding="utf-8")
-        shutil.rmtree(target, ignore_errors=True)
-        (work / "tree").rename(target)
+        _settle(work / "tree", target, instance)
         say(f"prepare {instance.instance_id}: done in {took:.1f}s")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _settle(tree: Path, target: Path, instance: Instance) -> None:
+    """The prepared tree stamped and put in the cache's place whole (renamed, never half-made)."""
+    (tree / STAMP).write_text(json.dumps(_stamp(instance)), encoding="utf-8")
+    shutil.rmtree(target, ignore_errors=True)
+    tree.rename(target)
 
 
 def _copy_tree(source: Path, dest: Path) -> None:

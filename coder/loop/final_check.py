@@ -29,7 +29,6 @@ from sandbox.gitcli import git
 __all__ = [
     "FullRun",
     "final_check",
-    "judge_final",
     "reusable_run",
     "tree_of",
     "unchanged_check",
@@ -91,11 +90,12 @@ def final_check(
         )
     run = reuse or run_tests(sandbox, root, base.command, timeout_s)
     reused = " (the last step's run of it on this same tree)" if reuse else ""
-    verdict = judge(run.facts(), base.facts(), final_policy(removed))
+    now, then = run.facts(), base.facts()
+    verdict = judge(now, then, final_policy(removed))
     if not verdict.passed and verdict.counted and not verdict.missing and not verdict.timed_out:
         again = passed_again(sandbox, root, base.command, timeout_s, verdict.counted)
         if again:
-            verdict = judge(run.facts(), base.facts(), final_policy(removed, flaky=again))
+            verdict = judge(now, then, final_policy(removed, flaky=again))
     return final_check_result(verdict, run, reused)
 
 
@@ -112,12 +112,3 @@ def passed_again(
     scoped = command_for_paths(command, files, root)
     again = run_tests(sandbox, root, scoped.command, timeout_s)
     return [t for t in failing if again.outcomes.get(t) == "passed"]
-
-
-def judge_final(
-    run: TestRun, base: Baseline, reused: str = "", removed: frozenset[str] = frozenset()
-) -> FinalCheck:
-    """The final check's verdict on a run of the base's test command: the one judge under
-    the final check's policy; pure, no command runs."""
-    verdict = judge(run.facts(), base.facts(), final_policy(removed))
-    return final_check_result(verdict, run, reused)
