@@ -40,11 +40,6 @@ class TestRun:
     """Why the tests did not run at all (the sandbox, the patch, no test command)."""
 
 
-def pytest_ids(instance: Instance) -> bool:
-    """Whether every FAIL_TO_PASS and PASS_TO_PASS id is a pytest node id (`file::test`)."""
-    return instance.language == "python"
-
-
 def run_instance_tests(tree: Path, instance: Instance, test_files: list[str]) -> TestRun:
     """The instance's tests in `tree` (test_patch already laid), confined."""
     from sandbox.confine import SandboxUnavailable, make_sandbox
@@ -54,7 +49,7 @@ def run_instance_tests(tree: Path, instance: Instance, test_files: list[str]) ->
         sandbox = make_sandbox("auto", tree, limits=Limits(output_cap=EVAL_OUTPUT_CAP))
     except SandboxUnavailable as exc:
         return TestRun({}, problem=f"the sandbox cannot start here: {exc}")
-    if pytest_ids(instance):
+    if instance.language == "python":  # every id a pytest node id
         files = [f for f in test_files if f.endswith(".py")]
         for ident in instance.FAIL_TO_PASS + instance.PASS_TO_PASS:
             path = ident.split("::", 1)[0]
