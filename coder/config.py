@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from contracts.readable import loc_path, readable_errors
+from summarizers.repofiles import read_beneath
 
 
 class ConfigError(Exception):
@@ -106,22 +107,31 @@ def config_table(text: str | None) -> object:
 
 def load_repo_config(repo: Path) -> RepoConfig:
     """Read `.coder.toml` if present, else `[tool.coder]` from pyproject.toml, else defaults."""
-    dotfile = repo / ".coder.toml"
-    pyproject = repo / "pyproject.toml"
-    if dotfile.is_file():
-        return _parse(_read_toml(dotfile), str(dotfile.name))
-    if pyproject.is_file():
-        section = _read_toml(pyproject).get("tool", {}).get("coder")
+    dotfile = _read_toml(repo, ".coder.toml")
+    if dotfile is not None:
+        return _parse(dotfile, ".coder.toml")
+    pyproject = _read_toml(repo, "pyproject.toml")
+    if pyproject is not None:
+        section = pyproject.get("tool", {}).get("coder")
         if section is not None:
             return _parse(section, "pyproject.toml [tool.coder]")
     return RepoConfig()
 
 
-def _read_toml(path: Path) -> dict:
+def _read_toml(repo: Path, name: str) -> dict | None:
+    """The file's table, or None when it is absent or not a regular file (a link is never
+    followed: the repository could point it at any file the user may read)."""
+    if (repo / name).is_symlink():
+        raise ConfigError(
+            f"{name} is a symlink; coder reads its configuration only from a regular file there"
+        )
+    data = read_beneath(repo, name)
+    if data is None:
+        return None
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path.name}: not valid TOML ({exc})") from None
+        raise ConfigError(f"{name}: not valid TOML ({exc})") from None
 
 
 def _parse(data: object, where: str) -> RepoConfig:
@@ -165,8 +175,8 @@ _SCRIPT_TEST = {"pnpm": "pnpm test", "yarn": "yarn test", "bun": "bun run test"}
 
 def _package_json(repo: Path) -> dict[str, object]:
     try:
-        data = json.loads((repo / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_beneath(repo, "package.json") or b"")
+    except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -7,13 +7,13 @@ whole or some of its files, byte for byte (binary files and deletions included).
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.gitcli import git, git_line
+from sandbox.nofollow import is_link_beneath, remove_beneath, symlink_beneath, write_beneath
 
 REF_PREFIX = "refs/coder/attempts"
 
@@ -48,21 +48,19 @@ def save_attempt(root: Path, checkpoint_sha: str, ref: str, step_id: str) -> Att
 
 
 def restore_files(root: Path, attempt: Attempt, paths: list[str]) -> None:
-    """Write `paths` as the attempt left them (a path it deleted is deleted)."""
+    """Write `paths` as the attempt left them (a path it deleted is deleted). The worktree is
+    the model's: a link it made at a path, or at a parent, is replaced, never written
+    through (`sandbox.nofollow`)."""
     for rel in paths:
-        target = root / rel
         if attempt.changes[rel] == "D":
-            if target.is_file() or target.is_symlink():
-                target.unlink()
+            if not is_link_beneath(root, rel.rsplit("/", 1)[0] if "/" in rel else ""):
+                target = root / rel
+                if target.is_symlink() or target.is_file():
+                    remove_beneath(root, rel)
             continue
         mode = git_line(["ls-tree", "--format=%(objectmode)", attempt.commit, "--", rel], root)
         data = git(["cat-file", "blob", f"{attempt.commit}:{rel}"], root)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if target.is_symlink():
-            target.unlink()
         if mode == "120000":
-            target.unlink(missing_ok=True)
-            os.symlink(data.decode("utf-8", "replace"), target)
-            continue
-        target.write_bytes(data)
-        target.chmod(0o755 if mode == "100755" else 0o644)
+            symlink_beneath(root, rel, data.decode("utf-8", "replace"))
+        else:
+            write_beneath(root, rel, data, 0o755 if mode == "100755" else 0o644)

@@ -31,6 +31,7 @@ from pathlib import Path
 from sandbox.changes import LIST_IGNORED
 from sandbox.gitcli import git, split_z
 from sandbox.ignorefile import IncludePattern, PatternError, last_match, parse_patterns
+from summarizers.repofiles import read_beneath
 
 DEPENDENCY_DIRS = frozenset({"node_modules", ".venv", "venv"})
 SECRET_NAMES = (
@@ -96,9 +97,9 @@ def load_patterns(
     """`.worktreeinclude` (unless `include_file` is False) then the config key (later lines
     win, as in one gitignore file)."""
     lines: list[tuple[str, str]] = []
-    path = checkout / INCLUDE_FILE
-    if include_file and path.is_file():
-        text = path.read_text(encoding="utf-8", errors="replace")
+    data = read_beneath(checkout, INCLUDE_FILE) if include_file else None
+    if data is not None:
+        text = data.decode("utf-8", errors="replace")
         lines += [(line, INCLUDE_FILE) for line in text.splitlines()]
     lines += [(line, "include") for line in configured]
     try:

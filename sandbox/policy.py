@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.globs import any_match, normalize_path
+from summarizers.repofiles import read_beneath
 
 DEFAULT_PROTECTED: tuple[str, ...] = (".github/**",)
 
@@ -22,6 +23,8 @@ class PolicyDecision:
     allowed: bool
     path: str  # the normalized repo-relative path (as given when it could not be normalized)
     reason: str  # empty when allowed
+    resolved: str = ""
+    """The path with links inside the repository followed (where an allowed path leads)."""
 
 
 class PathPolicy:
@@ -57,12 +60,22 @@ class PathPolicy:
                 f"{path} resolves into .git/, which is off limits; {self._would_allow()}",
             )
         if not write:
-            return PolicyDecision(True, path, "")
+            return PolicyDecision(True, path, "", resolved)
         for candidate in dict.fromkeys((path, resolved)):
             refusal = self._scope_refusal(candidate, path)
             if refusal:
                 return PolicyDecision(False, path, refusal)
-        return PolicyDecision(True, path, "")
+        return PolicyDecision(True, path, "", resolved)
+
+    def read(self, rel_path: str, limit: int | None = None) -> bytes | None:
+        """The bytes of a file the model may read (a link inside the repository is followed to
+        its target there, by name), or None; the read itself never follows a link
+        (`summarizers.repofiles.read_beneath`), so nothing outside the root is read even if the
+        tree changed since the check."""
+        decision = self.check(rel_path, write=False)
+        if not decision.allowed or not decision.resolved:
+            return None
+        return read_beneath(self.root, decision.resolved, limit)
 
     def _scope_refusal(self, candidate: str, asked: str) -> str:
         via = "" if candidate == asked else f" (the symlink {asked} points to {candidate})"

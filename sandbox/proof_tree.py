@@ -13,21 +13,63 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.acl import NOBODY_UID, grant_tree
 from sandbox.gitcli import git
+from sandbox.nofollow import (
+    is_link_beneath,
+    read_beneath,
+    remove_beneath,
+    symlink_beneath,
+    write_beneath,
+)
 
 PREFIX = "coder-proof-"
 
 
+@dataclass(frozen=True)
+class Link:
+    """A symlink to lay into the tree as a symlink: its text, never what it points to."""
+
+    target: str
+
+
+Overlay = Mapping[str, "bytes | Link | None"]
+"""path -> the bytes of a regular file, a symlink, or None (the path is absent)."""
+
+
+def read_overlay(root: Path, paths: Iterable[str]) -> dict[str, bytes | Link | None] | str:
+    """How `paths` stand in the tree at `root` (the run's worktree), read without following a
+    link: a symlink is taken as a symlink. A path whose parent directory is a link is refused
+    (the reason, as a string): its bytes would be read from wherever the link points."""
+    overlay: dict[str, bytes | Link | None] = {}
+    for rel in sorted(set(paths)):
+        parent = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        if parent and is_link_beneath(root, parent):
+            return f"{rel} lies under a symlink; the proof lays only files the step wrote"
+        path = root / rel
+        if path.is_symlink():
+            overlay[rel] = Link(os.readlink(path))
+        elif path.is_file():
+            data = read_beneath(root, rel)
+            if data is None:
+                return f"{rel} could not be read without following a link"
+            overlay[rel] = data
+        else:
+            overlay[rel] = None
+    return overlay
+
+
 @contextmanager
-def tree_at(repo: Path, commit: str, overlay: Mapping[str, bytes | None]) -> Iterator[Path]:
-    """A detached worktree of `repo` at `commit`, with `overlay` (path -> bytes, or None to
-    delete) written over it; removed on exit, whatever happened. `repo` is any worktree of
-    the repository (the run's own): the new tree shares its objects, not its index or HEAD."""
+def tree_at(repo: Path, commit: str, overlay: Overlay) -> Iterator[Path]:
+    """A detached worktree of `repo` at `commit`, with `overlay` written over it; removed on
+    exit, whatever happened. `repo` is any worktree of the repository (the run's own): the new
+    tree shares its objects, not its index or HEAD. The checkout may hold the repository's own
+    symlinks: the overlay replaces them, never writes through them (`sandbox.nofollow`)."""
     holder = Path(tempfile.mkdtemp(prefix=PREFIX))
     tree = holder / "tree"
     added = False
@@ -39,12 +81,12 @@ def tree_at(repo: Path, commit: str, overlay: Mapping[str, bytes | None]) -> Ite
         git(["worktree", "add", "-q", "--detach", str(tree), commit], repo)
         added = True
         for rel, data in overlay.items():
-            target = tree / rel
             if data is None:
-                target.unlink(missing_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+                remove_beneath(tree, rel)
+            elif isinstance(data, Link):
+                symlink_beneath(tree, rel, data.target)
+            else:
+                write_beneath(tree, rel, data)
         yield tree
     finally:
         if added:

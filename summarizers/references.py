@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from summarizers.ast_common import language_for, parse_tree
-from summarizers.repofiles import tracked_files
+from summarizers.repofiles import read_beneath, tracked_files
 
 _IDENTIFIER_TYPES = {
     "identifier",
@@ -32,9 +32,8 @@ def find_references(root: Path, name: str) -> list[tuple[str, int]]:
         language = language_for(entry.path)
         if language is None:
             continue
-        try:
-            data = (root / entry.path).read_bytes()
-        except OSError:
+        data = read_beneath(root, entry.path, MAX_FILE_BYTES)
+        if data is None:
             continue
         if needle not in data or len(data) > MAX_FILE_BYTES or b"\x00" in data:
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ _ENTRY_FIXED = 62
 _EXTENDED = 0x4000
 _NAME_MASK = 0xFFF
 _REGULAR = 0o100000
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,49 @@ class IndexEntry(NamedTuple):
 
 class UnreadableIndex(ValueError):
     """An index this reader does not parse (unknown version, split index, truncated)."""
+
+
+def read_beneath(root: Path, rel: str, limit: int | None = None) -> bytes | None:
+    """The bytes of the regular file at `root/rel`, opened one component at a time without
+    following a link (a tracked symlink, or one a command made, can point anywhere the reader
+    may read); None when it is absent, not a regular file, or reached through a link. With
+    `limit`, at most `limit + 1` bytes are read, so a caller can tell "too large"."""
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        return None
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        for name in parts[:-1]:
+            next_fd = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+        file_fd = os.open(
+            parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd
+        )
+    except OSError:
+        os.close(fd)
+        return None
+    os.close(fd)
+    try:
+        if not stat.S_ISREG(os.fstat(file_fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        wanted = None if limit is None else limit + 1
+        while wanted is None or wanted > 0:
+            chunk = os.read(file_fd, 1 << 20 if wanted is None else min(wanted, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            if wanted is not None:
+                wanted -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(file_fd)
 
 
 def blob_id(data: bytes) -> str:
@@ -84,7 +129,7 @@ def tracked_files(root: Path) -> list[TrackedFile]:
             ):
                 out.append(TrackedFile(entry.path, entry.sha))
             else:
-                out.append(TrackedFile(entry.path, _hash_file(root / entry.path)))
+                out.append(TrackedFile(entry.path, _hash_file(root, entry.path)))
     finally:
         os.close(fd)
     return out
@@ -164,11 +209,9 @@ def _has_extension(data: bytes, pos: int, signature: bytes) -> bool:
     return False
 
 
-def _hash_file(path: Path) -> str:
-    try:
-        return blob_id(path.read_bytes())
-    except OSError:
-        return ""
+def _hash_file(root: Path, rel: str) -> str:
+    data = read_beneath(root, rel)
+    return "" if data is None else blob_id(data)
 
 
 def _walk(root: Path) -> list[TrackedFile]:
@@ -178,5 +221,6 @@ def _walk(root: Path) -> list[TrackedFile]:
         for name in sorted(filenames):
             full = Path(dirpath) / name
             if full.is_file() and not full.is_symlink():
-                out.append(TrackedFile(full.relative_to(root).as_posix(), _hash_file(full)))
+                rel = full.relative_to(root).as_posix()
+                out.append(TrackedFile(rel, _hash_file(root, rel)))
     return out

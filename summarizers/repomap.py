@@ -20,7 +20,7 @@ from pathlib import Path
 
 from summarizers.ast_common import language_for
 from summarizers.ast_scope import extract_symbols
-from summarizers.repofiles import TrackedFile, tracked_files
+from summarizers.repofiles import TrackedFile, read_beneath, tracked_files
 from summarizers.repomap_rank import (
     definition_score,
     early_score,
@@ -153,9 +153,8 @@ def _facts_for(root: Path, file: TrackedFile, cache: RepoMapCache) -> FileFacts:
     cached = cache.get(key)
     if cached is not None:
         return cached
-    try:
-        data = (root / file.path).read_bytes()
-    except OSError:
+    data = read_beneath(root, file.path, MAX_FILE_BYTES)
+    if data is None:
         return FileFacts([], "unreadable")
     if len(data) > MAX_FILE_BYTES or b"\x00" in data:
         facts = FileFacts([], "binary or too large")

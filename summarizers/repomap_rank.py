@@ -10,13 +10,13 @@ define a name the task uses over files that merely mention it.
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from summarizers.ast_common import language_for
+from summarizers.repofiles import read_beneath
 
 MAX_SCAN_BYTES = 1_000_000
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -77,20 +77,16 @@ def find_mentions(root: Path, paths: Iterable[str], terms: set[str]) -> Mentions
         return mentions
     needles = [(t, t.encode()) for t in sorted(terms)]
     frequency: dict[str, int] = {}
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for path in paths:
-            found = _path_terms(path, terms)
-            if found:
-                mentions.in_path[path] = frozenset(found)
-            text = _read_source(fd, path) if language_for(path) else None
-            seen = {t for t, needle in needles if needle in text} if text else set()
-            if seen:
-                mentions.in_text[path] = frozenset(seen)
-            for term in found | seen:
-                frequency[term] = frequency.get(term, 0) + 1
-    finally:
-        os.close(fd)
+    for path in paths:
+        found = _path_terms(path, terms)
+        if found:
+            mentions.in_path[path] = frozenset(found)
+        text = _read_source(root, path) if language_for(path) else None
+        seen = {t for t, needle in needles if needle in text} if text else set()
+        if seen:
+            mentions.in_text[path] = frozenset(seen)
+        for term in found | seen:
+            frequency[term] = frequency.get(term, 0) + 1
     n = max(1, len(paths))
     mentions.rarity = {t: math.log(1 + n / c) for t, c in frequency.items()}
     return mentions
@@ -106,19 +102,10 @@ def _path_terms(path: str, terms: set[str]) -> set[str]:
     return {t for t in inside if t in words or "_" in t}
 
 
-def _read_source(dir_fd: int, path: str) -> bytes | None:
+def _read_source(root: Path, path: str) -> bytes | None:
     """The file's bytes lower-cased, or None when unreadable, binary or too large to matter."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dir_fd)
-    except OSError:
-        return None
-    try:
-        data = os.read(fd, MAX_SCAN_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_SCAN_BYTES or b"\x00" in data:
+    data = read_beneath(root, path, MAX_SCAN_BYTES)
+    if data is None or len(data) > MAX_SCAN_BYTES or b"\x00" in data:
         return None
     return data.lower()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from coder.bench.swebench import Instance
 from sandbox.gitcli import GitError, git
+from sandbox.nofollow import read_beneath, remove_beneath, write_beneath
 
 PREPARE_TIMEOUT_S = 1200.0
 STAMP = ".coder-prepared.json"
@@ -107,8 +109,7 @@ def install_key(command: str, tree: Path) -> str | None:
         return None
     digest = hashlib.sha256(command.strip().encode())
     for name in _INSTALL_INPUTS:
-        path = tree / name
-        data = path.read_bytes() if path.is_file() else b""
+        data = read_beneath(tree, name) or b""
         if name == "package.json" and (not data or b'"workspaces"' in data):
             return None
         digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
@@ -125,8 +126,8 @@ def _stamp(instance: Instance) -> dict[str, str]:
 
 def _is_prepared(target: Path, instance: Instance) -> bool:
     try:
-        return bool(json.loads((target / STAMP).read_text(encoding="utf-8")) == _stamp(instance))
-    except (OSError, ValueError):
+        return bool(json.loads(read_beneath(target, STAMP) or b"") == _stamp(instance))
+    except ValueError:
         return False
 
 
@@ -186,14 +187,20 @@ def _prepare(
 
 
 def _settle(tree: Path, target: Path, instance: Instance) -> None:
-    """The prepared tree stamped and put in the cache's place whole (renamed, never half-made)."""
-    (tree / STAMP).write_text(json.dumps(_stamp(instance)), encoding="utf-8")
+    """The prepared tree stamped and put in the cache's place whole (renamed, never half-made).
+    The instance's repository may commit the stamp's path as a link: it is replaced, never
+    written through."""
+    write_beneath(tree, STAMP, json.dumps(_stamp(instance)).encode())
     shutil.rmtree(target, ignore_errors=True)
     tree.rename(target)
 
 
 def _copy_tree(source: Path, dest: Path) -> None:
-    """A real copy (`cp -a`: modes and symlinks inside kept as they are, no hardlinks)."""
+    """A real copy (`cp -a`: modes and symlinks inside kept as they are, no hardlinks). A link
+    the repository committed at `dest` is removed first: `cp` would copy into its target."""
+    if source.is_symlink():
+        return
+    remove_beneath(dest.parent, dest.name)
     subprocess.run(["cp", "-a", str(source), str(dest)], check=True)
 
 
@@ -213,7 +220,7 @@ def copy_deps(deps: Path | None, tree: Path) -> None:
     if deps is None:
         return
     for name in COPIED:
-        if (deps / name).exists() and not (tree / name).exists():
+        if (deps / name).is_dir() and not os.path.lexists(tree / name):
             _copy_tree(deps / name, tree / name)
     exclude = Path(git(["rev-parse", "--git-common-dir"], tree).decode().strip())
     if not exclude.is_absolute():

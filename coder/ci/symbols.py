@@ -16,6 +16,7 @@ from coder.ci.report import CallSite, SymbolChange, SymbolChangeKind
 from summarizers.ast_scope import Symbol, diff_symbols, language_for
 from summarizers.compat import ApiVerdict
 from summarizers.references import find_references
+from summarizers.repofiles import read_beneath
 
 MAX_CALL_SITES = 20
 MAX_LINE_CHARS = 160
@@ -100,7 +101,7 @@ def call_sites(
         if not (path == defined_in and line == definition_line)
     ]
     listed = [
-        CallSite(path=path, line=line, text=_line_text(tree / path, line))
+        CallSite(path=path, line=line, text=_line_text(tree, path, line))
         for path, line in found[:MAX_CALL_SITES]
     ]
     return listed, max(0, len(found) - MAX_CALL_SITES)
@@ -131,13 +132,13 @@ def _pair(old: Symbol, new: Symbol, change: SymbolChangeKind, *, public: bool) -
     )
 
 
-def _line_text(path: Path, line: int) -> str:
-    try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for number, text in enumerate(handle, start=1):
-                if number == line:
-                    text = text.strip()
-                    return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + "…"
-    except OSError:
-        pass
-    return ""
+def _line_text(tree: Path, rel: str, line: int) -> str:
+    """The line's text, read without following a link (the tree is the pull request's)."""
+    data = read_beneath(tree, rel)
+    if data is None:
+        return ""
+    lines = data.decode("utf-8", "replace").splitlines()
+    if not 0 < line <= len(lines):
+        return ""
+    text = lines[line - 1].strip()
+    return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + "…"

@@ -33,7 +33,7 @@ from coder.verdict.run import TestRun, run_tests
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
-from sandbox.proof_tree import tree_at
+from sandbox.proof_tree import read_overlay, tree_at
 from sandbox.repo_env import RepoEnvironmentError, prepare_tree_environment
 from summarizers.ast_scope import extract_symbols, language_for
 from summarizers.logs import compact_log
@@ -179,10 +179,9 @@ def _run_before(ids: list[str], env: VerifyEnv) -> TestRun | str:
     files = {i.split("::", 1)[0] for i in ids}
     files |= {c.path for c in env.checkpoints.changes_since(env.checkpoint_sha)
               if c.path.rsplit("/", 1)[-1] == "conftest.py"}  # fmt: skip
-    overlay: dict[str, bytes | None] = {}
-    for rel in sorted(files):
-        path = env.root / rel
-        overlay[rel] = path.read_bytes() if path.is_file() else None
+    overlay = read_overlay(env.root, files)
+    if isinstance(overlay, str):
+        return f"the step's test files could not be laid over the checkpoint: {overlay}"
     with tree_at(env.root, env.checkpoint_sha, overlay) as tree:
         sandbox = _tree_sandbox(tree, env)
         if isinstance(sandbox, str):

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from summarizers.repofiles import read_beneath
 from summarizers.runners.commands import Unscopable, scope_to_paths
 from summarizers.runners.tap import major_version
 
@@ -28,8 +29,8 @@ class PathsRun:
 
 def _package(root: Path) -> dict[str, object]:
     try:
-        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_beneath(root, "package.json") or b"")
+    except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
 

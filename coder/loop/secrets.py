@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from sandbox.environment import is_secret_name
+from summarizers.repofiles import read_beneath
 
 MIN_SECRET_LEN = 8
 MIN_FORM_LEN = 8
@@ -85,16 +86,19 @@ class SecretScan:
             text = text.decode("utf-8", errors="replace")
         return self._pattern.search(squash(text)) is not None
 
-    def file_holds(self, path: Path) -> bool:
-        """A regular file's bytes, and its content inflated when it is gzip or zlib data."""
-        if self._pattern is None or path.is_symlink() or not path.is_file():
+    def file_holds(self, root: Path, rel: str) -> bool:
+        """A regular file's bytes, and its content inflated when it is gzip or zlib data; read
+        without following a link (a link's target is not the step's file)."""
+        if self._pattern is None:
             return False
-        with path.open("rb") as handle:
-            data = handle.read(MAX_SCAN_BYTES)
+        data = read_beneath(root, rel, MAX_SCAN_BYTES)
+        if data is None:
+            return False
+        data = data[:MAX_SCAN_BYTES]
         return self.holds(data) or self.holds(_inflated(data))
 
     def files_holding(self, root: Path, paths: Iterable[str]) -> list[str]:
-        return [p for p in paths if self.file_holds(root / p)]
+        return [p for p in paths if self.file_holds(root, p)]
 
     def withhold(self, value: object) -> object:
         """A JSON-like value with every string that holds a secret replaced by a note."""

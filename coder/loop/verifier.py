@@ -31,6 +31,7 @@ from sandbox.confine import Sandbox
 from sandbox.entries import entry_problems
 from sandbox.gitcli import GitError, git
 from sandbox.globs import glob_match
+from sandbox.nofollow import read_beneath
 from sandbox.pipestatus import with_pipeline_status
 from sandbox.policy import PathPolicy, out_of_scope
 from summarizers.ast_scope import (
@@ -145,8 +146,8 @@ def check_scope(step: CompiledStep, env: VerifyEnv) -> Check:
     table_file = CONFIG_TABLE[0]
     if table_file in changed and table_file not in outside:
         before = config_table(_at_checkpoint(env, table_file))
-        path = env.root / table_file
-        after = config_table(path.read_text("utf-8", "replace") if path.is_file() else None)
+        now = read_beneath(env.root, table_file)
+        after = config_table(now.decode("utf-8", "replace") if now is not None else None)
         if before != after:
             outside.append(f"{table_file} [{'.'.join(CONFIG_TABLE[1])}] (protected)")
     present = [c.path for c in changes if c.kind != "deleted"]
@@ -509,12 +510,10 @@ def _current(env: VerifyEnv, rel: str) -> str | None:
     """A worktree file's text as the tools decode it; None for binaries and for paths the model
     may not read, such as a link out of the worktree (it could point one at /proc/self/environ
     and read it back as evidence). The same rule as the tools': the read policy of `PathPolicy`."""
-    if not PathPolicy(env.root, None, ()).check(rel, write=False).allowed:
+    data = PathPolicy(env.root, None, ()).read(rel)
+    if data is None:
         return None
-    try:
-        file = decode_file((env.root / rel).read_bytes())
-    except OSError:
-        return None
+    file = decode_file(data)
     return None if isinstance(file, NotText) else file.view
 
 

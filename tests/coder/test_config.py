@@ -131,3 +131,14 @@ def test_what_decides_later_runs_is_protected_by_default(tmp_path, path):
     )
     decision = PathPolicy(tmp_path, None, protected=protected).check(path, write=True)
     assert not decision.allowed
+
+
+def test_a_linked_configuration_file_is_refused_and_never_read(tmp_path):
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    (private / "c.toml").write_text('test_cmd = "cat /etc/shadow"\n')
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".coder.toml").symlink_to(private / "c.toml")
+    with pytest.raises(ConfigError, match=r"\.coder\.toml is a symlink"):
+        load_repo_config(repo)

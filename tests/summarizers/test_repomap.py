@@ -4,7 +4,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gitrepo import make_repo
+from gitrepo import git, make_repo
 
 from summarizers.repomap import RepoMapCache, build_repo_map
 from summarizers.tokens import estimate_tokens
@@ -144,3 +144,16 @@ def test_a_cold_map_of_a_big_repo_parses_only_what_it_can_show(tmp_path: Path) -
     text = build_repo_map(repo, "rebalance_ledger is wrong", budget=300, cache=cache)
     assert _order(text)[0] == "pkg/m0123.py"
     assert cache.misses < 60  # parsed: the candidates and what the budget shows, not 400 files
+
+
+def test_a_tracked_link_out_of_the_repository_is_never_read_into_the_map(tmp_path):
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    (private / "secret.py").write_text("def root_only_secret_function():\n    pass\n")
+    repo = make_repo(tmp_path / "repo", {"app.py": "def visible_function():\n    pass\n"})
+    (repo / "linked.py").symlink_to(private / "secret.py")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a link")
+    shown = build_repo_map(repo, "fix root_only_secret_function in linked.py")
+    assert "visible_function" in shown
+    assert "root_only_secret_function()" not in shown.replace("fix root_only", "")

@@ -290,3 +290,33 @@ def test_a_shipped_patch_that_does_not_apply_is_one_line_and_exit_2(tmp_path):
     assert "tinyjs__clamp: 01-clamp-upper-bound.patch does not apply" in said[-1]
     (cache,) = (tmp_path / "cache" / "coder" / "swebench").iterdir()
     assert list(cache.iterdir()) == []  # the half-made build is gone
+
+
+def test_the_prepare_stamp_replaces_a_link_the_instance_committed(tmp_path):
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    secret = private / "stamp-target"
+    secret.write_text("root-only\n")
+    secret.chmod(0o600)
+    clones = tmp_path / "clones"
+    repo = clones / "tinyjs__clamp"
+    repo.mkdir(parents=True)
+    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "t@e.x"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    subprocess.run(["git", "config", "user.name", "T"], cwd=repo, check=True)
+    (repo / ".coder-prepared.json").symlink_to(secret)
+    (repo / "node_modules").symlink_to(private)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "links"], cwd=repo, check=True)
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    instance = tiny("tinyjs__clamp-1", base_commit=head, prepare="true")
+    prepared = prepare_all([instance], clones, tmp_path / "cache", lambda _: None)
+    assert prepared.errors == {}
+    assert secret.read_text() == "root-only\n"
+    stamp = prepared.deps["tinyjs__clamp-1"] / ".coder-prepared.json"
+    assert not stamp.is_symlink() and json.loads(stamp.read_text())["command"] == "true"
+    again = prepare_all([instance], clones, tmp_path / "cache", lambda _: None)
+    assert again.deps == prepared.deps
+    assert sorted(p.name for p in private.iterdir()) == ["stamp-target"]

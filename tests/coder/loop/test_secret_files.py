@@ -99,7 +99,7 @@ def test_a_step_that_copies_the_key_into_files_fails_and_nothing_holds_it(
     assert outcome.result.status != "verified"
     scan = SecretScan([SECRET])
     for path in outcome.run_dir.iterdir():
-        assert not scan.file_holds(path), path.name
+        assert not scan.file_holds(path.parent, path.name), path.name
     tree = git(calc_repo, "ls-tree", "-r", "--name-only", outcome.result.branch).split()
     assert not set(FORMS) & set(tree)
 
@@ -133,4 +133,4 @@ def test_a_react_run_leaves_the_key_out_of_its_commit_and_says_so(
     assert any("left out of the commit: key.txt held a secret" in n for n in notes)
     scan = SecretScan([SECRET])
     for path in outcome.run_dir.iterdir():
-        assert not scan.file_holds(path), path.name
+        assert not scan.file_holds(path.parent, path.name), path.name
