@@ -92,6 +92,7 @@ class FinalCheck(_Out):
     command: str | None
     passed: bool
     new_failures: list[str] = Field(default_factory=list)
+    """Tests that passed at the base and now fail or did not run (a regression)."""
     detail: str = ""
     timed_out: bool = False
     """The test command hit its time limit and was killed (a hang, or a suite too slow)."""

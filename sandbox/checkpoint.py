@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.artifacts import Artifacts
 from sandbox.changes import (
     LIST_IGNORED,
     PathChange,
@@ -73,8 +74,11 @@ class Checkpoints:
         *,
         max_file_bytes: int | None = None,
         max_change_bytes: int | None = None,
+        artifacts: Artifacts | None = None,
     ) -> None:
         self.root = Path(workspace_path)
+        self.artifacts = artifacts or Artifacts()
+        """What the test runners write into the tree: untracked, they are no change."""
         self.max_file_bytes = max_file_bytes
         """No file larger than this is ever committed (the commands' file size bound)."""
         self.max_change_bytes = max_change_bytes
@@ -96,7 +100,8 @@ class Checkpoints:
     def changes_since(self, sha: str) -> list[PathChange]:
         """Tracked and untracked changes since `sha` (ignored files are not changes)."""
         head, full = git(["rev-parse", "HEAD", f"{sha}^{{commit}}"], self.root).decode().split()
-        return scan_worktree(self.root, None if full == head else full).changes
+        changes = scan_worktree(self.root, None if full == head else full).changes
+        return [c for c in changes if c.kind != "added" or not self.artifacts.matches(c.path)]
 
     def oversized_change(self) -> str | None:
         """Why the worktree's change (untracked and modified files, not ignored ones) may not
@@ -132,7 +137,7 @@ class Checkpoints:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             if index.is_file():
                 shutil.copyfile(index, env["GIT_INDEX_FILE"])
-            git(["add", "-A"], self.root, env=env)
+            git(self._add_all(), self.root, env=env)
             diff = ["diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", sha]
             patch = git(diff, self.root, env=env)
         return patch.decode("utf-8", errors="replace")
@@ -146,14 +151,25 @@ class Checkpoints:
         too_big = self.oversized_change()
         if too_big is not None:
             raise ChangeTooLarge(too_big)
-        git(["add", "-A"], self.root)
+        git(self._add_all(), self.root)
         git(["commit", "-q", "--allow-empty", "--no-verify", "-m", message], self.root)
         return git_line(["rev-parse", "HEAD"], self.root)
 
+    def _add_all(self) -> list[str]:
+        """`git add -A`, leaving out untracked runner artifacts."""
+        if not self.artifacts.patterns:
+            return ["add", "-A"]
+        untracked = split_z(git(["ls-files", "-z", "--others", "--exclude-standard"], self.root))
+        specs = self.artifacts.exclude_pathspecs(untracked)
+        return ["add", "-A", "--", ".", *specs] if specs else ["add", "-A"]
+
     def _changed_sizes(self) -> dict[str, int]:
-        """Untracked and modified regular files (not ignored ones), by size."""
-        listed = split_z(
-            git(["ls-files", "-z", "--others", "--exclude-standard", "--modified"], self.root)
+        """Untracked and modified regular files (not ignored ones, not runner artifacts), by
+        size."""
+        listed = self.artifacts.without(
+            split_z(
+                git(["ls-files", "-z", "--others", "--exclude-standard", "--modified"], self.root)
+            )
         )
         sizes = {}
         for rel in dict.fromkeys(listed):

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.acl import NOBODY_UID, grant_tree
+from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
 from sandbox.gitcli import git
 from sandbox.nofollow import (
     is_link_beneath,
@@ -27,6 +28,8 @@ from sandbox.nofollow import (
     symlink_beneath,
     write_beneath,
 )
+from sandbox.repo_env import RepoEnvironmentError, prepare_tree_environment
+from sandbox.wrapper import EnvSandbox
 
 PREFIX = "coder-proof-"
 
@@ -94,3 +97,22 @@ def tree_at(repo: Path, commit: str, overlay: Overlay) -> Iterator[Path]:
         shutil.rmtree(holder, ignore_errors=True)
         if added:
             git(["worktree", "prune"], repo, check=False)
+
+
+def sandbox_like(
+    tree: Path, like: Sandbox, include: list[str], test_cmd: str | None
+) -> Sandbox | str:
+    """A sandbox of the same mode, limits and command environment as `like` (the run's), for a
+    throwaway tree; or why the tree could not be set up."""
+    wrapped = like if isinstance(like, EnvSandbox) else None
+    inner = wrapped.inner if wrapped else like
+    try:
+        environment = prepare_tree_environment(
+            tree, include=include, sandbox_mode=like.name, test_cmd=test_cmd
+        )
+        made = make_sandbox(
+            like.name, tree, environment=environment, limits=getattr(inner, "limits", None)
+        )
+    except (RepoEnvironmentError, SandboxUnavailable) as exc:
+        return f"the tree at the commit could not be set up: {exc}"
+    return EnvSandbox(made, wrapped.env if wrapped else {})

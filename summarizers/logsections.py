@@ -17,10 +17,10 @@ from summarizers.logformats import generic_log
 from summarizers.logformats.model import Failure, ParsedLog
 from summarizers.logformats.registry import detect
 from summarizers.logformats.render import render
-from summarizers.runners import registry
 from summarizers.runners.base import Reading
 from summarizers.runners.model import FAILED, FAILING, PASSED, SKIPPED
 from summarizers.runners.sections import Span
+from summarizers.runners.table import RUNNERS
 from summarizers.tokens import clip_chars, estimate_tokens
 
 MIN_SHARE = 120
@@ -107,7 +107,7 @@ def _read(lines: list[str], span: Span) -> _Section:
 def _runner_reading(lines: list[str]) -> tuple[Reading | None, str | None]:
     """The best-sniffing runner module's reading, when one recognises the section."""
     best, score = None, SNIFF_FLOOR
-    for runner in registry.load().values():
+    for runner in RUNNERS:
         try:
             s = runner.sniff(lines[:600] + lines[-600:] if len(lines) > 1200 else lines)
         except Exception:  # noqa: BLE001 - a runner module's bug must not lose the log

@@ -1,15 +1,16 @@
-"""Small real `Runner` objects for tests of how a command is taken apart (scope_to_paths),
-independent of what each runner module's own `path_args` does: each knows its program names,
-and `path_args` replaces trailing path arguments with the paths."""
+"""Small real `Runner` objects for tests of how a command is taken apart (select_tests),
+independent of what each runner module's own `select` does: each knows its program names,
+and `select` replaces trailing path arguments with the names as written."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pytest
+from collections.abc import Mapping, Sequence
 
-from summarizers.runners import registry
-from summarizers.runners.base import Reading
+from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.model import spelled_target
+from summarizers.runners.names import TEST, Name, Project
 
 
 @dataclass
@@ -18,6 +19,8 @@ class TableRunner:
     programs: tuple[str, ...] = ()
     module: str | None = None
     subcommands: tuple[str, ...] = ()
+    artifacts: tuple[str, ...] = ()
+    setup: RunSetup = RunSetup()
 
     def sniff(self, lines: list[str]) -> float:
         return 0.0
@@ -36,13 +39,30 @@ class TableRunner:
             return 2 if argv[1:2] and argv[1] in self.subcommands else 1
         return None
 
-    def path_args(
-        self, args: list[str], paths: list[str], *, major: int | None = None
-    ) -> list[str]:
+    def select(
+        self, args: list[str], names: Sequence[Name], project: Project
+    ) -> Selected | Unselectable:
         kept = list(args)
         while kept and not kept[-1].startswith("-") and any(c in kept[-1] for c in "/.*"):
             kept.pop()
-        return kept + paths
+        paths = [
+            project.relative(n.path) + (n.text[len(n.path) :] if n.kind == TEST else "")
+            for n in names
+        ]
+        return Selected(kept + paths, tuple(spelled_target(n.text) for n in names))
+
+    def listing(self, args: list[str]) -> list[str]:
+        return args
+
+    def is_test_file(self, path: str) -> bool:
+        python = path.endswith(".py")
+        return python if self.module in ("pytest", "unittest") else not python
+
+    def read_report(self, reports: Mapping[str, bytes]) -> dict[str, str] | None:
+        return None
+
+    def ran_nothing(self, reading: Reading, exit_code: int | None, lines: list[str]) -> None:
+        return None
 
 
 RUNNERS = [
@@ -53,14 +73,3 @@ RUNNERS = [
     TableRunner("mocha", ("mocha",)),
     TableRunner("tap", ("tap", "tape")),
 ]
-
-
-def registered(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
-    """The named runners in the registry: the real modules where they are registered, a table
-    runner (for this test only) where not yet."""
-    load = getattr(registry, "load", None)
-    if callable(load):
-        load()
-    for runner in RUNNERS:
-        if runner.name in names and runner.name not in registry.RUNNERS:
-            monkeypatch.setitem(registry.RUNNERS, runner.name, runner)

@@ -22,6 +22,8 @@ from sandbox.changes import worktree_files
 from sandbox.confine import Sandbox
 from summarizers.causes import MissingImport, missing_imports
 from summarizers.logformats.prep import prepare
+from summarizers.runners.base import Reading
+from summarizers.runners.table import runner_named
 
 NOT_RUNNABLE = {127: "not found", 126: "not executable"}
 """Exit codes a POSIX shell reserves for a command it could not start."""
@@ -177,27 +179,26 @@ def unrunnable(run: TestRun) -> str | None:
     )
 
 
-NO_TESTS = re.compile(
-    r"\bno tests? (?:ran|found|collected|to run)\b|\bcollected 0 items\b|^Ran 0 tests\b"
-    r"|\bfile or directory not found\b|\bNo test files found\b",
-    re.IGNORECASE | re.MULTILINE,
-)
-PYTEST_NO_TESTS = (4, 5)
-"""pytest's exit codes for a usage error (a path that does not exist) and no test collected."""
-
-
 def ran_no_test(run: TestRun) -> str | None:
-    """One line when the baseline ran no test at all: every later verdict would be empty."""
+    """One line when the baseline ran no test at all: every later verdict would be empty. The
+    runner that read each part says how it tells ("no tests ran", "Ran 0 tests", an exit
+    status); a runner's counts line of all zeros says it for any runner."""
     if run.result.timed_out or run.outcomes or run.passed:
         return None
-    runners = {s.runner for s in run.log.sections}
-    said = NO_TESTS.search(run.result.output[-20_000:])
-    pytest_code = "pytest" in runners and run.result.exit_code in PYTEST_NO_TESTS
+    lines = prepare(run.result.output).lines
+    said: list[str] = []
+    for section in run.log.sections:
+        if section.runner is None:
+            continue
+        reading = Reading(outcomes=dict(section.outcomes), counts=dict(section.counts))
+        part = lines[section.start : section.end] or lines
+        found = runner_named(section.runner).ran_nothing(reading, run.result.exit_code, part)
+        if found:
+            said.append(found)
     totals = [s.counts for s in run.log.sections if s.counts]
-    zero = bool(totals) and all(not any(c.values()) for c in totals)
-    if not (said or pytest_code or zero):
+    if not said and not (totals and all(not any(c.values()) for c in totals)):
         return None
-    why = ", ".join(w for w in (said.group(0) if said else "", f"exit {run.result.exit_code}") if w)
+    why = ", ".join([*dict.fromkeys(said), f"exit {run.result.exit_code}"])
     return (
         f"the test command `{run.requested}` ran no test on the untouched tree ({why}): "
         "pass a --test-cmd that runs the repository's tests, or --allow-no-tests to run "

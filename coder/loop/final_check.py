@@ -12,11 +12,11 @@ cost time.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from coder.loop.baseline import Baseline
+from coder.loop.proofs import tree_sandbox
 from coder.loop.scoping import command_for_paths
 from coder.verdict.evidence import final_check as final_check_result
 from coder.verdict.judge import final_policy, judge
@@ -25,6 +25,8 @@ from contracts.result import FinalCheck
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
 from sandbox.gitcli import git
+from sandbox.proof_tree import tree_at
+from summarizers.runners.model import Target
 
 __all__ = [
     "FullRun",
@@ -80,7 +82,7 @@ def final_check(
     base: Baseline,
     timeout_s: float,
     reuse: TestRun | None = None,
-    removed: frozenset[str] = frozenset(),
+    removed: tuple[Target, ...] = (),
 ) -> FinalCheck:
     if not base.command:
         return FinalCheck(
@@ -102,13 +104,19 @@ def final_check(
 def passed_again(
     sandbox: Sandbox, root: Path, command: str, timeout_s: float, failing: list[str]
 ) -> list[str]:
-    """Of the tests that failed now and passed at the base, those that pass when their files
-    run once more on the same tree: a test that races the clock (dayjs's `dayjs()` against
-    `moment()` a millisecond later) must not fail a right change. A test that fails again
-    stays counted; nothing is rerun when the run names more than a few."""
+    """Of the tests that failed now and passed at the base, those that pass when run once more
+    on a fresh checkout of the same commit: a test that races the clock (dayjs's `dayjs()`
+    against `moment()` a millisecond later) must not fail a right change. The checkout is
+    fresh so that nothing the first run left in the worktree (a state file the code creates)
+    can make the second pass. A test that fails again stays counted; nothing is rerun when
+    the run names more than a few."""
     if len(failing) > RERUN_AT_MOST:
         return []
-    files = sorted({re.split(r"::| > ", ident, maxsplit=1)[0] for ident in failing})
-    scoped = command_for_paths(command, files, root)
-    again = run_tests(sandbox, root, scoped.command, timeout_s)
+    commit = git(["rev-parse", "HEAD"], root).decode().strip()
+    with tree_at(root, commit, {}) as tree:
+        scoped = command_for_paths(command, failing, tree)
+        like = tree_sandbox(tree, sandbox, command)
+        if isinstance(like, str):
+            return []
+        again = run_tests(like, tree, scoped.command, timeout_s)
     return [t for t in failing if again.outcomes.get(t) == "passed"]

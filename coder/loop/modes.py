@@ -12,6 +12,7 @@ from coder.loop import (
 from coder.loop.baseline import briefing_note
 from coder.loop.final_check import FullRun, tree_of
 from coder.loop.planning import first_plan, revise_phase
+from coder.loop.proofs import removal_reason
 from coder.loop.reflect import run_reflect
 from coder.loop.repo_words import repo_words
 from coder.loop.runtime import Runtime
@@ -229,7 +230,15 @@ def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
         cmd_timeout_s=command_timeout(rt.limits, rt.state),
         protected=rt.protected,
         baseline=rt.baseline,
+        removal_allowed=removal_reason(rt.task, _plan_by_user(rt)),
     )
+
+
+def _plan_by_user(rt: Runtime) -> bool:
+    """Whether the plan version in force is the user's (`--plan FILE`, an edit under
+    `--approve`)."""
+    sources, version = rt.state.plan_sources, rt.state.plan_version
+    return 0 < version <= len(sources) and sources[version - 1] == "user"
 
 
 def _discard(rt: Runtime, why: str) -> None:
@@ -331,7 +340,7 @@ def _run_facts(check: Check) -> dict[str, object]:
     whether it was killed at its time limit, and which tests that passed at the base failed."""
     if check.verdict is None:
         return {"timed_out": check.timed_out}
-    return {"timed_out": check.timed_out, "regressed": list(check.verdict.new_failures)}
+    return {"timed_out": check.timed_out, "regressed": list(check.verdict.regressed)}
 
 
 def _failure_account(step_id: str, checks: list[Check]) -> str:

@@ -119,13 +119,19 @@ def run_account(run: TestRun | None, baseline: Baseline | None) -> str:
         return "No test command is known, so the harness ran no tests on the attempt."
     result = run.result
     head = f"The harness ran the test command `{run.command}` on the attempt:"
+    judged = judged_run(run, baseline)
     if result.timed_out:
         verdict = f"it timed out after {result.duration_s:.0f}s and was killed."
-    elif result.exit_code == 0:
+    elif result.exit_code == 0 and (judged is None or judged.passed):
         verdict = "it passed (exit 0)."
+    elif result.exit_code == 0 and judged is not None:
+        verdict = (
+            f"it exited 0, but {len(judged.missing)} test(s) that ran before the change did "
+            f"not run now (missing, skipped or xfailed): {_ids(judged.missing)}; the final "
+            "check fails such a run."
+        )
     else:
-        judged = judged_run(run, baseline)
-        new = judged.new_failures if judged else []
+        new = judged.regressed if judged else []
         same = judged.already_failing if judged else []
         verdict = f"it exited {result.exit_code}"
         if new:

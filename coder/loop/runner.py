@@ -31,22 +31,25 @@ from coder.loop.journal import Journal
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
+from coder.loop.proofs import removal_reason
 from coder.loop.resume_point import ResumePoint
 from coder.loop.rundirs import cache_dir, coder_path
-from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
+from coder.loop.runtime import Runtime
+from coder.loop.scoping import artifacts_of, targets_for
 from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
 from coder.loop.usage import UsageError
-from coder.loop.verifier import removed_on_purpose
 from coder.loop.windows import token_limits
 from coder.models.base import Model, ReportsWindow
 from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, hosted_api_note, make_model
 from coder.tools.textfile import printable
 from coder.tools.toolbox import ToolBox
+from contracts import invariants as inv
 from contracts.result import FinalCheck, PullRequestRecord, RunResult
 from contracts.validation import ValidPlan
+from sandbox.artifacts import Artifacts
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
 from sandbox.environment import NamedEnv
@@ -57,7 +60,9 @@ from sandbox.policy import PathPolicy
 from sandbox.repo_env import RepoEnvironment, RepoEnvironmentError, prepare_environment
 from sandbox.setup import SetupFailed, run_setup
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
+from sandbox.wrapper import EnvSandbox
 from summarizers.repomap import RepoMapCache, build_repo_map
+from summarizers.runners.model import Target
 
 
 @dataclass
@@ -228,7 +233,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
     explicit = passed.values.explicit
     sandbox = EnvSandbox(
         inner,
-        NamedEnv({**COMMAND_ENV, **options.command_env, **passed.values}, explicit=explicit),
+        NamedEnv({**options.command_env, **passed.values}, explicit=explicit),
         watchers=options.listeners,
     )
     with workspace:
@@ -350,6 +355,7 @@ def _runtime(
             workspace.path,
             max_file_bytes=(options.command_limits or CommandLimits()).file_bytes,
             max_change_bytes=(options.command_limits or CommandLimits()).change_bytes,
+            artifacts=Artifacts(artifacts_of(test_cmd, workspace.path)),
         ),
         trace=trace,
         state=state,
@@ -474,18 +480,23 @@ def _warn(options: RunOptions, line: str) -> None:
         options.warn(line)
 
 
-def _removed(rt: Runtime) -> frozenset[str]:
+def _removed(rt: Runtime) -> tuple[Target, ...]:
     """The tests the run removed on purpose: what the committed steps' `tests_removed`
     invariants name (verified steps; every committed step in plan mode, which verifies none),
-    and what react mode's `final_answer` names. The final check names them to the user."""
-    found: set[str] = set(rt.state.said_removed)
+    and what react mode's `final_answer` names where the task asks for removals (a model's
+    word alone never waives a test that ran at the base). The final check names them."""
+    found: list[str] = []
+    if removal_reason(rt.task, False):
+        found += rt.state.said_removed
     plan = rt.state.plan
     if plan is not None:
         for step_id, outcome in rt.state.steps.items():
             step = plan.steps.get(step_id)
             if step is not None and outcome.status in ("verified", "done_unverified"):
-                found |= removed_on_purpose(step)
-    return frozenset(found)
+                found += [
+                    p for i in step.invariants if isinstance(i, inv.TestsRemoved) for p in i.paths
+                ]
+    return targets_for(rt.test_cmd, list(dict.fromkeys(found)), rt.root)
 
 
 def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:

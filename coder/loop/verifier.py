@@ -16,13 +16,12 @@ import regex
 
 from coder.config import CONFIG_TABLE, config_table
 from coder.loop.baseline import Baseline
-from coder.loop.scoping import command_for_paths
+from coder.loop.scoping import command_for_paths, named_in_command, targets_for
 from coder.loop.secrets import SecretScan
 from coder.tools.textfile import NotText, decode_file
 from coder.verdict.evidence import environmental, step_head
 from coder.verdict.judge import Verdict, judge, step_policy
 from coder.verdict.run import TestRun, run_tests
-from coder.verdict.stopflags import split_words
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
 from sandbox.changes import worktree_files
@@ -50,6 +49,8 @@ from summarizers.definitions import (
     twice_note,
 )
 from summarizers.logs import compact_log
+from summarizers.runners.model import Target
+from summarizers.runners.names import TEST
 
 EVIDENCE_BUDGET = 600
 TEXT_SEARCH_SECONDS = 10.0
@@ -89,6 +90,9 @@ class VerifyEnv:
     """Tests red before the run do not fail a step unless its invariant names them by id."""
     runs: list[TestRun] = field(default_factory=list)
     """The test runs this step's checks made so far (a proof reuses one that ran its tests)."""
+    removal_allowed: str = ""
+    """Why tests that ran at the base may be removed (the task asks for it, the user wrote
+    the plan), in words for the evidence; empty: they may not."""
 
 
 Checker = Callable[[Any, CompiledStep, VerifyEnv], Check]
@@ -207,19 +211,22 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
     command = invariant.command or env.test_cmd
     if not command:
         return Check("tests_pass", "failed", "no test command: pass --test-cmd or set test_cmd")
-    scope: tuple[str, ...] | None = None
+    scope: tuple[Target, ...] | None = None
+    named: tuple[Target, ...] = ()
     said = ""
     if invariant.command:
         scope = ()  # its own command selects tests the judge cannot tell
+        named = named_in_command(invariant.command)
     elif invariant.paths:
         on_paths = command_for_paths(command, invariant.paths, env.root)
+        if on_paths.problem:
+            return Check("tests_pass", "failed", on_paths.problem, detail=command)
         command, said = on_paths.command, on_paths.note
-        scope = tuple(invariant.paths)
+        scope = on_paths.targets
+        named = tuple(t for t in on_paths.targets if t.kind == TEST)
     run = run_tests(env.sandbox, env.root, command, env.cmd_timeout_s)
     base = env.baseline.facts() if env.baseline else None
-    policy = step_policy(
-        named_by(invariant.paths or [], invariant.command), removed_on_purpose(step), scope
-    )
+    policy = step_policy(named, removed_on_purpose(step, env), scope)
     verdict = judge(run.facts(), base, policy)
     evidence = "\n".join(line for line in (step_head(verdict), said, run.note()) if line)
     if not verdict.passed and run.result.output.strip():
@@ -241,19 +248,11 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
     )
 
 
-def named_by(paths: list[str], command: str | None) -> set[str]:
-    """The test ids an invariant names: paths that are test ids (`file.py::test`) and id
-    arguments of its own command. Naming a file or directory names no test by id."""
-    named = {p for p in paths if "::" in p}
-    if command:
-        named |= {w.text for w in split_words(command) or [] if "::" in w.text}
-    return named
-
-
-def removed_on_purpose(step: CompiledStep) -> set[str]:
-    """Test ids and test files the step's `tests_removed` invariants name: the tests the judge
-    must not count as missing, skipped, deselected or xfailed against the step."""
-    return {p for i in step.invariants if isinstance(i, inv.TestsRemoved) for p in i.paths}
+def removed_on_purpose(step: CompiledStep, env: VerifyEnv) -> tuple[Target, ...]:
+    """What the step's `tests_removed` invariants name, as the test command's ids spell it:
+    the tests the judge must not count as missing, skipped, deselected or xfailed."""
+    paths = [p for i in step.invariants if isinstance(i, inv.TestsRemoved) for p in i.paths]
+    return targets_for(env.test_cmd, paths, env.root)
 
 
 @checker("command_succeeds")

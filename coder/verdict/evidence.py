@@ -94,14 +94,19 @@ def final_detail(verdict: Verdict, reused: str = "") -> str:
         lines = [f"exit {now.exit_code}{_section_words(verdict)}{reused}"]
     elif verdict.already_failing:
         lines = [f"exit {now.exit_code}, but every failing test already failed at the base{reused}"]
-    else:
+    elif verdict.flaky:
+        lines = [f"exit {now.exit_code}, and every failing test was flaky{reused}"]
+    elif verdict.base_exit == now.exit_code:
         lines = [f"exit {now.exit_code}, as at the base{reused}"]
+    else:
+        lines = [f"exit {now.exit_code} without naming a failing test{reused}"]
     lines += _base_red_lines(verdict)
     if verdict.removed:
         lines.append(f"removed on purpose (not counted): {ids(verdict.removed)}")
     if verdict.flaky:
         lines.append(
-            f"flaky (failed, then passed when run again on the same tree; not counted): "
+            f"flaky (failed, then passed when run again on a fresh checkout of the same commit; "
+            f"not counted): "
             f"{ids(verdict.flaky)}"
         )
     if verdict.passed and now.nothing_ran:
@@ -120,7 +125,7 @@ def final_check(verdict: Verdict, run: TestRun, reused: str = "") -> FinalCheck:
     return FinalCheck(
         command=run.requested,
         passed=verdict.passed,
-        new_failures=sorted({*verdict.counted, *verdict.missing}) if not verdict.passed else [],
+        new_failures=list(verdict.regressed) if not verdict.passed else [],
         detail=detail,
         timed_out=verdict.timed_out,
     )
@@ -134,7 +139,7 @@ def environmental(verdict: Verdict) -> bool:
 
 def _counted_parts(verdict: Verdict) -> list[str]:
     parts = []
-    regressed = [t for t in verdict.new_failures if t in verdict.counted]
+    regressed = [t for t in verdict.regressed if t in verdict.counted]
     others = [t for t in verdict.counted if t not in regressed and t not in verdict.changed_message]
     if regressed:
         parts.append(f"{len(regressed)} test(s) that passed at the base now fail")

@@ -6,10 +6,10 @@ same rules; where they differ it is a named field of `Policy`, set side by side 
 
 | choice                      | step (`tests_pass`)                 | final check            |
 |-----------------------------|-------------------------------------|------------------------|
-| ids that count even if red  | the ids the invariant names         | none                   |
-| at the base (`named`)       |                                     |                        |
-| tests removed on purpose    | the step's `tests_removed` ids      | every step's           |
-| where missing tests are     | the files the run was aimed at      | the whole suite        |
+| tests that count even if    | the tests the invariant names by id | none                   |
+| red at the base (`named`)   |                                     |                        |
+| tests removed on purpose    | the step's `tests_removed` names    | every step's           |
+| where missing tests are     | the tests the run was aimed at      | the whole suite        |
 | looked for (`scope`)        | (none for an invariant's own cmd)   |                        |
 | a red run needs a pass      | yes: all-old failures and no pass   | no                     |
 | (`needs_a_pass`)            | show nothing about the step         |                        |
@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from summarizers.runners.model import FAILING, NOT_RUN, PASSED
+from summarizers.runners.model import FAILING, NOT_RUN, PASSED, Target, covered
 
 STEP, FINAL = "step", "final"
 
@@ -89,37 +89,30 @@ class Facts:
 class Policy:
     name: str
     """`step` or `final`: which check this is, for the evidence's words."""
-    named: frozenset[str] = frozenset()
-    """Ids that count when failing even if red at the base (the invariant names them)."""
-    removed_on_purpose: frozenset[str] = frozenset()
-    """Ids or paths of tests the plan removes on purpose: their absence is not a failure."""
-    scope: tuple[str, ...] | None = None
-    """Where missing tests are looked for: None the whole suite; paths (files, directories,
-    ids) for a run aimed at them; () nowhere (a command that selects what the judge cannot
-    tell)."""
+    named: tuple[Target, ...] = ()
+    """Tests that count when failing even if red at the base (the invariant names them)."""
+    removed_on_purpose: tuple[Target, ...] = ()
+    """Tests the plan removes on purpose: their absence is not a failure."""
+    scope: tuple[Target, ...] | None = None
+    """Where missing tests are looked for: None the whole suite; the names a run was aimed at;
+    () nowhere (a command that selects what the judge cannot tell)."""
     needs_a_pass: bool = False
     """A red run whose failures are all old must still show one passing test."""
-    allow_no_tests: bool = False
-    """The user let the run go on with a test command that ran no test."""
     flaky: frozenset[str] = frozenset()
-    """Ids that failed in this run and passed when run again on the same tree: flaky, not
+    """Ids that failed in this run and passed when run again on a fresh checkout: flaky, not
     the change's doing; not counted, and named."""
 
 
 def step_policy(
-    named: Iterable[str] = (),
-    removed: Iterable[str] = (),
-    scope: tuple[str, ...] | None = None,
+    named: Iterable[Target] = (),
+    removed: Iterable[Target] = (),
+    scope: tuple[Target, ...] | None = None,
 ) -> Policy:
-    return Policy(STEP, frozenset(named), frozenset(removed), scope, needs_a_pass=True)
+    return Policy(STEP, tuple(named), tuple(removed), scope, needs_a_pass=True)
 
 
-def final_policy(
-    removed: Iterable[str] = (), allow_no_tests: bool = False, flaky: Iterable[str] = ()
-) -> Policy:
-    return Policy(
-        FINAL, frozenset(), frozenset(removed), None, False, allow_no_tests, frozenset(flaky)
-    )
+def final_policy(removed: Iterable[Target] = (), flaky: Iterable[str] = ()) -> Policy:
+    return Policy(FINAL, (), tuple(removed), None, False, frozenset(flaky))
 
 
 @dataclass(frozen=True)
@@ -131,8 +124,8 @@ class Verdict:
     now: Facts
     counted: list[str] = field(default_factory=list)
     """Failing now and counted: new, named, or failing differently than at the base."""
-    new_failures: list[str] = field(default_factory=list)
-    """Counted or missing tests that passed at the base (result.json's `new_failures`)."""
+    regressed: list[str] = field(default_factory=list)
+    """Counted or missing tests that passed at the base (the final check's `new_failures`)."""
     already_failing: list[str] = field(default_factory=list)
     """Failing now as at the base, the same way, not named: not counted."""
     changed_message: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -142,7 +135,7 @@ class Verdict:
     removed: list[str] = field(default_factory=list)
     """Absent now and removed on purpose: not counted."""
     flaky: list[str] = field(default_factory=list)
-    """Failed now, passed when run again on the same tree: not counted."""
+    """Failed now, passed when run again on a fresh checkout: not counted."""
     section_failures: list[SectionFailure] = field(default_factory=list)
     """Sections that failed without naming a test, and not the same way at the base."""
     base_red_sections: list[SectionFailure] = field(default_factory=list)
@@ -184,7 +177,7 @@ def judge(now: Facts, base: Facts | None, policy: Policy) -> Verdict:
     counted = [t for t in counted if t not in policy.flaky]
     missing, removed, unjudged = _missing(now, usable, policy)
     passed_before = {t for t, o in (usable.outcomes if usable else {}).items() if o == PASSED}
-    new_failures = sorted(t for t in {*counted, *missing} if t in passed_before)
+    regressed = sorted(t for t in {*counted, *missing} if t in passed_before)
     sections, same = _sections(now, usable)
     environment = [e for e in now.environment if not usable or e not in usable.environment]
     no_pass = False
@@ -202,7 +195,7 @@ def judge(now: Facts, base: Facts | None, policy: Policy) -> Verdict:
         policy=policy.name,
         now=now,
         counted=counted,
-        new_failures=new_failures,
+        regressed=regressed,
         already_failing=old,
         changed_message=changed,
         missing=missing,
@@ -225,7 +218,7 @@ def _failing(
     if base is None:
         return failing, [], {}
     red_before = {t for t, o in base.outcomes.items() if o in FAILING}
-    old = [t for t in failing if t in red_before and not is_named(t, policy.named)]
+    old = [t for t in failing if t in red_before and not covered(t, policy.named)]
     changed = {
         t: (base.messages.get(t, ""), now.messages.get(t, ""))
         for t in old
@@ -247,9 +240,9 @@ def _missing(now: Facts, base: Facts | None, policy: Policy) -> tuple[list[str],
     for ident, before in sorted(base.outcomes.items()):
         if before in NOT_RUN or now.outcomes.get(ident) not in (None, *NOT_RUN):
             continue
-        if policy.scope is not None and not in_scope(ident, policy.scope):
+        if policy.scope is not None and not covered(ident, policy.scope):
             continue
-        (removed if is_named(ident, policy.removed_on_purpose) else missing).append(ident)
+        (removed if covered(ident, policy.removed_on_purpose) else missing).append(ident)
     return missing, removed, ""
 
 
@@ -270,18 +263,3 @@ def _failed_sections(run: Facts) -> list[SectionFailure]:
     if run.section_failures or not run.red or run.timed_out or run.failing:
         return list(run.section_failures)
     return [SectionFailure("", (), run.exit_code)]
-
-
-def is_named(test_id: str, named: Iterable[str]) -> bool:
-    """A name names itself and what is inside it: a node id its parametrizations and methods
-    (`f.py::C` names `f.py::C::test`), a file or directory the tests in it."""
-    for n in named:
-        n = n.rstrip("/")
-        if test_id == n or test_id.startswith((f"{n}::", f"{n}[", f"{n}/", f"{n} > ")):
-            return True
-    return False
-
-
-def in_scope(test_id: str, scope: Iterable[str]) -> bool:
-    """Could a run aimed at `scope` (paths or ids) have selected `test_id`?"""
-    return is_named(test_id, scope)

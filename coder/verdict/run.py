@@ -9,34 +9,30 @@ sandbox's own temporary directory, not from a line per test in the log.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from coder.verdict.judge import Facts, SectionFailure
-from coder.verdict.stopflags import without_stop_flags
 from sandbox.confine import CommandResult, Sandbox
 from sandbox.pipestatus import with_pipeline_status
 from summarizers.logformats.prep import prepare
-from summarizers.runners import pytest as pytest_runner
+from summarizers.repofiles import read_beneath
+from summarizers.runners.commands import mark_sections, with_listing
 from summarizers.runners.model import FAILING, PASSED, TestLog
 from summarizers.runners.reader import read_lines
+from summarizers.runners.stopcut import without_stop_flags
+from summarizers.runners.table import RUNNERS
+from summarizers.sandbox_failures import environment_failures as sandbox_failures
 
-OUTCOME_ENV = {
-    "PYTEST_ADDOPTS": "-p no:cacheprovider --continue-on-collection-errors --maxfail=0 "
-    "-o junit_family=xunit1"
-}
-"""Makes pytest run every test even when a file fails to import or the repo's own config says
-`-x` (a later `--maxfail` wins; `-x` on the command line itself is taken out by the stop-flag
-transform), and name each test's file in its JUnit report."""
-_JUNIT = (
-    'if [ -n "${CODER_REPORTS:-}" ]; then export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} '
-    f'--junitxml=$CODER_REPORTS/{pytest_runner.JUNIT_FILE}"; fi\n'
-)
+SETUP_ENV: dict[str, str] = {k: v for r in RUNNERS for k, v in r.setup.env.items()}
+"""What every runner asks of the environment of every harness run (see `RunSetup`)."""
+SETUP_PRELUDE = "".join(f"{r.setup.prelude}\n" for r in RUNNERS if r.setup.prelude)
 
 
 @dataclass(frozen=True)
-class Rewrite:
+class Transformed:
     """One transform's result: the command to run next, and what was done, if anything."""
 
     command: str
@@ -47,49 +43,60 @@ class Rewrite:
     kept: list[str] = field(default_factory=list)
 
 
-Transform = Callable[[str, Path], Rewrite]
+Transform = Callable[[str, Path], Transformed]
 
 
-def stop_flags_out(command: str, root: Path) -> Rewrite:
-    cut = without_stop_flags(command, root)
+def stop_flags_out(command: str, root: Path) -> Transformed:
+    cut = without_stop_flags(command, package_scripts(root))
     said = (
         f"ran without {', '.join(cut.removed)}: a run that stops at the first failure is not "
         "evidence about the tests after it"
         if cut.removed
         else ""
     )
-    return Rewrite(cut.command, said, True, cut.removed, cut.kept)
+    return Transformed(cut.command, said, True, cut.removed, cut.kept)
 
 
-def section_marks(command: str, root: Path) -> Rewrite:
+def every_test_named(command: str, root: Path) -> Transformed:
+    """A runner the command invokes directly reports every test by id (`Runner.listing`)."""
+    return Transformed(with_listing(command), "", shown=False)
+
+
+def section_marks(command: str, root: Path) -> Transformed:
     """A composite command (`a && b`) prints a mark before each part, so its log splits into
-    sections; a no-op until `summarizers.runners.commands.mark_sections` exists."""
-    try:
-        from summarizers.runners.commands import mark_sections  # the `commands` helper's
-    except ImportError:
-        return Rewrite(command, shown=False)
-    try:
-        marked = mark_sections(command)
-    except Exception:  # noqa: BLE001 - a command it cannot split runs as it is
-        return Rewrite(command, shown=False)
-    return Rewrite(marked, "", shown=False)
+    sections."""
+    return Transformed(mark_sections(command), "", shown=False)
 
 
-def structured_report(command: str, root: Path) -> Rewrite:
-    return Rewrite(_JUNIT + command, "", shown=False)
+def runner_setup(command: str, root: Path) -> Transformed:
+    return Transformed(SETUP_PRELUDE + command, "", shown=False)
 
 
-def pipeline_status(command: str, root: Path) -> Rewrite:
-    return Rewrite(with_pipeline_status(command), "", shown=False)
+def pipeline_status(command: str, root: Path) -> Transformed:
+    return Transformed(with_pipeline_status(command), "", shown=False)
 
 
 TRANSFORMS: tuple[Transform, ...] = (
     stop_flags_out,
+    every_test_named,
     section_marks,
-    structured_report,
+    runner_setup,
     pipeline_status,
 )
 """In order: what is shown as the command ran, then the plumbing around it."""
+
+
+def package_scripts(root: Path) -> dict[str, str]:
+    """package.json's `scripts` at `root` (read without following a link); empty when there
+    is none or it is not JSON."""
+    try:
+        data = json.loads(read_beneath(root, "package.json") or b"")
+    except ValueError:
+        return {}
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    if not isinstance(scripts, dict):
+        return {}
+    return {k: v for k, v in scripts.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 @dataclass(frozen=True)
@@ -214,7 +221,7 @@ def run_tests(
         notes += [step.said] if step.said else []
         removed += step.removed
         kept += step.kept
-    result = sandbox.run(running, cwd=root, timeout_s=timeout_s, env={**OUTCOME_ENV, **(env or {})})
+    result = sandbox.run(running, cwd=root, timeout_s=timeout_s, env={**SETUP_ENV, **(env or {})})
     result = replace(result, command=shown)
     return read_run(command, shown, result, notes=notes, removed=removed, kept=kept)
 
@@ -230,11 +237,7 @@ def read_run(
 ) -> TestRun:
     """A finished command's output and reports read once into a TestRun."""
     lines = prepare(result.output).lines
-    reports = {}
-    junit = result.reports.get(pytest_runner.JUNIT_FILE)
-    if junit is not None and (outcomes := pytest_runner.read_junit(junit)) is not None:
-        reports["pytest"] = outcomes
-    log = read_lines(lines, reports)
+    log = read_lines(lines, result.reports)
     return TestRun(
         requested=requested,
         command=shown,
@@ -248,14 +251,9 @@ def read_run(
 
 
 def environment_failures(lines: list[str]) -> list[str]:
-    """Failures of the sandbox's making, one line each ("read_only /path: the line"); empty
-    until `summarizers.sandbox_failures` (the `runners` helper's) exists."""
+    """Failures of the sandbox's making, one line each ("read_only /path: the line")."""
     try:
-        from summarizers.sandbox_failures import environment_failures as found
-    except ImportError:
-        return []
-    try:
-        failures = found(lines)
+        failures = sandbox_failures(lines)
     except Exception:  # noqa: BLE001 - a reader never takes the verdict down
         return []
     return [f"{f.kind}{' ' + f.path if f.path else ''}: {f.line.strip()[:200]}" for f in failures]

@@ -31,8 +31,15 @@ def sniff(lines: list[str]) -> float:
     return min(score, 20.0)
 
 
+_FAILED_IMPORT = "unittest.loader._FailedTest."
+
+
 def unittest_id(name: str, dotted: str, rest: str) -> str:
-    """Python 3.11+ prints the full id in parentheses; older ones only module.Class."""
+    """Python 3.11+ prints the full id in parentheses; older ones only module.Class. A module
+    that failed to import is the module's own id (`pkg.test_a`), not the loader's
+    `unittest.loader._FailedTest.pkg.test_a`: every test of it failed."""
+    if dotted.startswith(_FAILED_IMPORT):
+        return dotted[len(_FAILED_IMPORT) :]
     ident = dotted if dotted.endswith("." + name) else f"{dotted}.{name}"
     return ident + rest.rstrip() if rest.strip().startswith("(") else ident
 

@@ -1,11 +1,22 @@
-"""What a runner module provides: the `Runner` protocol. Adding a runner is one module that
-satisfies it and one entry in `registry.RUNNERS`."""
+"""What a runner module provides: the `Runner` protocol.
+
+A runner is one module that owns everything about itself, and nothing outside the runner
+modules knows a runner's name, flags, id spelling or output: how it is recognised in a
+command, how it selects the tests a contract names (a file, a directory, a glob, an id in any
+spelling), how every test it ran gets an id (a report it writes, a verbose mode), what its runs
+write into the tree, which of its flags stop a run early, what "ran no test" looks like. Adding
+a runner is one module that satisfies this protocol and one row in `table.RUNNERS` (and a row
+of the conformance matrix in tests/conformance).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from summarizers.runners.model import Target
+from summarizers.runners.names import Name, Project
 from summarizers.runners.stopargs import StopFlag
 
 
@@ -24,9 +35,71 @@ class Reading:
     """Failing id -> where it failed (`test/a.test.js:12:5`), where the runner prints it."""
 
 
+@dataclass(frozen=True)
+class Selected:
+    """A runner's own arguments changed to run exactly the tests some names stand for."""
+
+    args: list[str]
+    targets: tuple[Target, ...]
+    """Each name as the ids of this run spell what it covers (for the judge and the proof)."""
+
+
+@dataclass(frozen=True)
+class Unselectable:
+    reason: str
+    """Why the runner cannot run just those tests; the whole command runs, and is said so."""
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """What every run the harness makes sets up for a runner, whatever the command looks like
+    (the runner may be deep in a script): environment (pytest's `PYTEST_ADDOPTS`: run every
+    test, name each test's file) and shell lines run first (asking for a report in
+    `$CODER_REPORTS`, whose path only the sandbox knows)."""
+
+    env: Mapping[str, str] = field(default_factory=dict)
+    prelude: str = ""
+
+
 class Runner(Protocol):
-    name: str
-    """Registry key and what the evidence calls it: `pytest`, `vitest`, `jest`, ..."""
+    @property
+    def name(self) -> str:
+        """Table key and what the evidence calls it."""
+        ...
+
+    @property
+    def artifacts(self) -> tuple[str, ...]:
+        """What its runs write into the tree (gitignore-style patterns: `.tap/`,
+        `coverage/`): never the model's doing, never committed, never a scratch file."""
+        ...
+
+    @property
+    def setup(self) -> RunSetup:
+        """Applied to every run the harness makes of a test command."""
+        ...
+
+    def invoked_at(self, argv: list[str]) -> int | None:
+        """When `argv` (one simple command, words as the shell sees them) runs this runner,
+        the index of its first own argument (`npx vitest run x` -> 3); else None."""
+        ...
+
+    def select(
+        self, args: list[str], names: Sequence[Name], project: Project
+    ) -> Selected | Unselectable:
+        """Its own arguments `args` changed to run exactly the tests `names` stand for, in
+        every form a contract can name them, with what the harness needs from such a run
+        (every test listed by id, no coverage gate one file cannot meet)."""
+        ...
+
+    def listing(self, args: list[str]) -> list[str]:
+        """`args` (its own, where the command runs it directly) changed so that every test it
+        runs gets an id in the output (unittest's `-v`); `args` when nothing is needed."""
+        ...
+
+    def is_test_file(self, path: str) -> bool:
+        """Whether a repository path is a test file (or a test's helper: conftest.py) by this
+        runner's conventions: what a proof lays over the code as it was before a step."""
+        ...
 
     def sniff(self, lines: list[str]) -> float:
         """How much these lines look like this runner's output, 0 (not at all) to 1."""
@@ -37,21 +110,17 @@ class Runner(Protocol):
         whether the runner says it stopped early. Pure; never raises on odd input."""
         ...
 
-    def invoked_at(self, argv: list[str]) -> int | None:
-        """When `argv` (one simple command, words as the shell sees them) runs this runner,
-        the index of its first own argument (`npx vitest run x` -> 3); else None."""
+    def read_report(self, reports: Mapping[str, bytes]) -> dict[str, str] | None:
+        """Outcomes from the structured report the harness asked for (files the command left
+        in `$CODER_REPORTS`), or None when there is none: they replace the log's."""
+        ...
+
+    def ran_nothing(self, reading: Reading, exit_code: int | None, lines: list[str]) -> str | None:
+        """How this runner said it ran no test at all (`no tests ran`, `Ran 0 tests`, exit
+        5), in its own words; None when it ran some or cannot tell."""
         ...
 
     def stop_flags(self, args: list[str]) -> list[StopFlag]:
         """The runner's own stop-at-first-failure flags in `args` (`-x`, `--bail 2`,
-        `--maxfail=1`, the x of `-xvs`), which the harness takes out of its own runs: this is
-        the one place that knows them (coder/verdict/stopflags.py cuts what it is told)."""
-        ...
-
-    def path_args(
-        self, args: list[str], paths: list[str], *, major: int | None = None
-    ) -> list[str]:
-        """The runner's own arguments changed to run only `paths` (test files or ids).
-        `major`: the runner's major version where the project pins it (node-tap 16 and 18+
-        spell the same flag differently); a runner that needs none ignores it."""
+        `--maxfail=1`, the x of `-xvs`), which the harness takes out of its own runs."""
         ...

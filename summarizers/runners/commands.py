@@ -1,13 +1,15 @@
-"""A test command aimed at some paths, and a composite command marked into sections.
+"""A test command aimed at some tests, and a composite command marked into sections.
 
-`scope_to_paths` finds the part of a test command that runs a test runner, whatever shell is
+`select_tests` finds the part of a test command that runs a test runner, whatever shell is
 around it (`cd backend && pytest`, `npm run build && npm test`, `pytest | tee log`), following
 `npm test` / `pnpm test` / `yarn test` / `bun run test` into the package.json script (itself
 perhaps `pnpm lint && vitest run --typecheck`), and returns the command that runs that runner
 on exactly the given paths. What it needs from before the runner (a `cd dir`, env
 assignments, `source .venv/bin/activate`) is kept; lint, build, the rest of a pipeline and
 lifecycle hooks (`pretest`, `posttest`) are not run, and `Scoped.note` says so in words. The
-runner's own arguments are changed by the runner module's `path_args`.
+runner's own arguments are changed by the runner module's `select`, which also says what each
+name covers among the ids that run reports (`Scoped.targets`). `with_listing` changes a
+runner invoked directly by the command so that every test it runs is named.
 
 A script is run as its package manager would run it, in the form
 `PATH="$PWD/node_modules/.bin:$PATH" <script>`: npm, pnpm, yarn and bun all put the package's
@@ -31,28 +33,30 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from summarizers.runners import registry
-from summarizers.runners.base import Runner
+from summarizers.runners.base import Runner, Unselectable
 from summarizers.runners.launchers import OtherPackage, launcher_words, script_call
-from summarizers.runners.model import SECTION_MARK
+from summarizers.runners.model import SECTION_MARK, Target
+from summarizers.runners.names import Name, Project
 from summarizers.runners.shell import Item, Simple, Word, parse, source
+from summarizers.runners.table import RUNNERS
 
 NODE_BIN_PATH = 'PATH="$PWD/node_modules/.bin:$PATH"'
 _MAX_SCRIPT_DEPTH = 5
 _KEPT_BEFORE = frozenset({"export", "source", ".", "set", "unset", "umask", "ulimit"})
 """Commands before the runner whose effect it needs (besides `cd` and assignments)."""
-_PYTHON_RUNNERS = frozenset({"pytest", "unittest"})
 _COVERAGE_WRAPPERS = frozenset({"nyc", "c8"})
 
 
 @dataclass(frozen=True)
 class Scoped:
     command: str
-    """The command to run: the runner on exactly the paths, with what it needs before it."""
+    """The command to run: the runner on exactly the tests, with what it needs before it."""
     runner: str
-    """The registry name of the runner it runs."""
+    """The name of the runner it runs."""
     note: str = ""
     """What of the original command is not run, in words (empty when nothing is dropped)."""
+    targets: tuple[Target, ...] = ()
+    """What each name covers among the ids of the run (see `Target`)."""
 
 
 @dataclass(frozen=True)
@@ -61,24 +65,72 @@ class Unscopable:
     """Why no runner part was found; the caller runs the whole command and says so."""
 
 
-def scope_to_paths(
+def select_tests(
     command: str,
-    paths: Sequence[str],
+    names: Sequence[Name],
+    project: Project,
     scripts: Mapping[str, object] | None,
     runners: Iterable[Runner] | None = None,
-    majors: Mapping[str, int] | None = None,
 ) -> Scoped | Unscopable:
-    """The command that runs the test runner in `command` on exactly `paths` (relative to the
-    directory `command` starts in). `scripts`: package.json's `scripts` there. `runners`:
-    the runners to look for (default: every registered runner module). `majors`: runner name
-    -> the major version the project pins (from package.json), for the runners whose flags
-    differ between versions."""
-    known = list(runners) if runners is not None else _registered()
+    """The command that runs the test runner in `command` on exactly the tests `names` stand
+    for (repository paths; `project.cwd` is where `command` starts). `scripts`:
+    package.json's `scripts` there. `runners`: the runners to look for (default: the table)."""
+    known = list(runners) if runners is not None else list(RUNNERS)
     table = {k: v for k, v in (scripts or {}).items() if isinstance(v, str)}
-    done = _Scoper(known, table, dict(majors or {})).scope(command, list(paths), depth=0)
+    done = _Scoper(known, table, project).scope(command, list(names), depth=0)
     if isinstance(done, Unscopable):
         return done
-    return Scoped(done.command, done.runner, _without(done.dropped))
+    return Scoped(done.command, done.runner, _without(done.dropped), done.targets)
+
+
+def runners_in(
+    command: str, scripts: Mapping[str, object] | None, runners: Iterable[Runner] | None = None
+) -> list[Runner]:
+    """The runners `command` runs, directly or through package.json scripts (each once)."""
+    known = list(runners) if runners is not None else list(RUNNERS)
+    table = {k: v for k, v in (scripts or {}).items() if isinstance(v, str)}
+    found: dict[str, Runner] = {}
+    _Scoper(known, table, Project()).collect(command, found, depth=0)
+    return list(found.values())
+
+
+def direct_runner(
+    argv: list[str], runners: Iterable[Runner] | None = None
+) -> tuple[Runner, int] | None:
+    """The runner one simple command runs directly (past launchers and coverage wrappers),
+    and the index of its first own argument; None when it runs none (or a script)."""
+    known = list(runners) if runners is not None else list(RUNNERS)
+    found = _Scoper(known, {}, Project())._direct(argv) if argv else None
+    return (found[0], found[1]) if found else None
+
+
+def with_listing(command: str, runners: Iterable[Runner] | None = None) -> str:
+    """`command` with each runner it invokes directly (not through a script) changed so that
+    every test it runs is named in its output (`Runner.listing`); the rest of the command,
+    quoting included, as written. Unchanged where the shell syntax is not followed."""
+    known = list(runners) if runners is not None else list(RUNNERS)
+    items = parse(command)
+    if not items:
+        return command
+    scoper = _Scoper(known, {}, Project())
+    edits: list[tuple[int, int, str]] = []
+    for item in items:
+        for simple in item.pipeline.commands:
+            direct = scoper._direct(simple.argv) if simple.argv else None
+            if direct is None:
+                continue
+            runner, at, _ = direct
+            words = simple.words[at:]
+            new = runner.listing([w.text for w in words])
+            if new == [w.text for w in words]:
+                continue
+            start = words[0].start if words else simple.words[-1].end
+            end = words[-1].end if words else simple.words[-1].end
+            text = " ".join(_requoted(command, words, new))
+            edits.append((start, end, (" " if not words else "") + text))
+    for start, end, text in sorted(edits, reverse=True):
+        command = command[:start] + text + command[end:]
+    return command
 
 
 def mark_sections(command: str) -> str:
@@ -107,18 +159,12 @@ def mark_sections(command: str) -> str:
     return "".join(out) + command[items[-1].pipeline.end :].rstrip(" \t")
 
 
-def _registered() -> list[Runner]:
-    load = getattr(registry, "load", None)
-    if callable(load):
-        load()
-    return list(registry.RUNNERS.values())
-
-
 @dataclass(frozen=True)
 class _Done:
     command: str
     runner: str
     dropped: list[str]
+    targets: tuple[Target, ...] = ()
 
 
 _NO_RUNNER = "no test runner coder knows is run by"
@@ -137,17 +183,36 @@ class _Found:
     """That simple command rewritten for the paths (and the script followed)."""
     dropped: list[str] = field(default_factory=list)
     """What the followed script left out."""
+    targets: tuple[Target, ...] = ()
 
 
 class _Scoper:
-    def __init__(
-        self, runners: list[Runner], scripts: dict[str, str], majors: dict[str, int]
-    ) -> None:
+    def __init__(self, runners: list[Runner], scripts: dict[str, str], project: Project) -> None:
         self.runners = runners
         self.scripts = scripts
-        self.majors = majors
+        self.project = project
 
-    def scope(self, command: str, paths: list[str], depth: int) -> _Done | Unscopable:
+    def collect(self, command: str, found: dict[str, Runner], depth: int) -> None:
+        """Every runner of `command`, through scripts too, into `found`."""
+        for item in parse(command) or []:
+            for simple in item.pipeline.commands:
+                if not simple.argv:
+                    continue
+                direct = self._direct(simple.argv)
+                if direct is not None:
+                    found.setdefault(direct[0].name, direct[0])
+                    continue
+                call = script_call(simple.argv, self.scripts)
+                if (
+                    isinstance(call, tuple)
+                    and call[1] in self.scripts
+                    and depth < _MAX_SCRIPT_DEPTH
+                ):
+                    for hook in (f"pre{call[1]}", call[1], f"post{call[1]}"):
+                        if hook in self.scripts:
+                            self.collect(self.scripts[hook], found, depth + 1)
+
+    def scope(self, command: str, paths: list[Name], depth: int) -> _Done | Unscopable:
         items = parse(command)
         if items is None:
             return Unscopable(f"coder does not follow the shell syntax of `{command}`")
@@ -170,7 +235,7 @@ class _Scoper:
                 here = posixpath.normpath(posixpath.join(here, moved))
         if not found:
             return Unscopable(why[0] if why else f"{_NO_RUNNER} `{command}`")
-        return self._assemble(command, items, _best(found, paths))
+        return self._assemble(command, items, _best(found, paths, self.runners))
 
     def _assemble(self, command: str, items: list[Item], hit: _Found) -> _Done | Unscopable:
         kept: list[str] = []
@@ -189,7 +254,7 @@ class _Scoper:
         dropped += [f"`| {command[c.start : c.end]}`" for c in pipeline[hit.member + 1 :]]
         dropped += [f"`{_text(command, item)}`" for item in items[hit.index + 1 :]]
         dropped += hit.dropped
-        return _Done(" && ".join(kept + [hit.command]), hit.runner, dropped)
+        return _Done(" && ".join(kept + [hit.command]), hit.runner, dropped, hit.targets)
 
     def _runner_in(
         self,
@@ -198,7 +263,7 @@ class _Scoper:
         index: int,
         member: int,
         here: str | _Unknown,
-        paths: list[str],
+        paths: list[Name],
         depth: int,
     ) -> _Found | Unscopable | None:
         argv = simple.argv
@@ -210,9 +275,10 @@ class _Scoper:
         runner, at, wrapper = direct
         if isinstance(here, _Unknown):
             return Unscopable("the runner runs in a directory coder cannot name")
-        new_args = runner.path_args(
-            argv[at:], [_relative(p, here) for p in paths], major=self.majors.get(runner.name)
-        )
+        selected = runner.select(argv[at:], paths, self.project.at(here))
+        if isinstance(selected, Unselectable):
+            return Unscopable(f"{runner.name} cannot select them: {selected.reason}")
+        new_args = selected.args
         kept = [w for i, w in enumerate(simple.words[:at]) if i not in wrapper]
         words = [source(command, w) for w in (*simple.assignments, *kept)]
         words += _requoted(command, simple.words[at:], new_args)
@@ -220,7 +286,7 @@ class _Scoper:
         dropped = (
             [f"the coverage wrapper `{' '.join(argv[i] for i in wrapper)}`"] if wrapper else []
         )
-        return _Found(index, member, runner.name, " ".join(words), dropped)
+        return _Found(index, member, runner.name, " ".join(words), dropped, selected.targets)
 
     def _direct(self, argv: list[str]) -> tuple[Runner, int, range] | None:
         """The runner `argv` runs, where its own arguments start, and the words of a coverage
@@ -259,7 +325,7 @@ class _Scoper:
         index: int,
         member: int,
         here: str | _Unknown,
-        paths: list[str],
+        paths: list[Name],
         depth: int,
     ) -> _Found | Unscopable | None:
         call = script_call(simple.argv, self.scripts)
@@ -298,7 +364,7 @@ class _Scoper:
             text = " ".join(["export", *pieces, "&&", inner.command, *redirects])
         else:
             text = " ".join([inner.command, *redirects])
-        return _Found(index, member, inner.runner, text, hooks + inner.dropped)
+        return _Found(index, member, inner.runner, text, hooks + inner.dropped, inner.targets)
 
 
 class _Unknown:
@@ -332,22 +398,16 @@ def _needed_before(simple: Simple) -> bool:
     return simple.words[0].text in _KEPT_BEFORE or simple.words[0].text == "cd"
 
 
-def _best(found: list[_Found], paths: list[str]) -> _Found:
-    """With several runner parts (`pytest && vitest run`), the one the paths belong to: a
-    Python runner for `.py` paths, another for the rest; else the first."""
-    python = bool(paths) and all(p.split("::")[0].endswith(".py") for p in paths)
+def _best(found: list[_Found], paths: list[Name], runners: list[Runner]) -> _Found:
+    """With several runner parts (`pytest && vitest run`), the one the named tests belong to:
+    the first whose runner takes their files as its test files; else the first."""
+    by_name = {r.name: r for r in runners}
+    files = [n.path for n in paths if n.path]
     for hit in found:
-        if (hit.runner in _PYTHON_RUNNERS) == python:
+        runner = by_name.get(hit.runner)
+        if runner is not None and files and all(runner.is_test_file(f) for f in files):
             return hit
     return found[0]
-
-
-def _relative(path: str, here: str) -> str:
-    """A repository path as seen from `here` (after `cd here`); a test id keeps its `::...`."""
-    if here == ".":
-        return path
-    file, sep, rest = path.partition("::")
-    return posixpath.relpath(posixpath.normpath(file), here) + sep + rest
 
 
 def _requoted(command: str, old: Sequence[Word], new: list[str]) -> list[str]:

@@ -13,16 +13,19 @@ threshold not met goes to `Reading.errors`, since it fails the run with every te
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
-from summarizers.runners.base import Reading
+from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import (
     find_binary,
+    is_js_test_file,
     replace_paths,
     strip_duration,
 )
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
-from summarizers.runners.registry import register
+from summarizers.runners.names import DIR, TEST, Name, Project
 from summarizers.runners.stopargs import StopFlag, option_flags
+from summarizers.runners.targets import escaped_title, targets_by_path
 
 _FILE = re.compile(r"^\s?(PASS|FAIL) +(?:\S+ {2,})?(\S+?)(?: \(\d+(?:\.\d+)? ?m?s\))?$")
 _HEADER = re.compile(r"^  ● (.+)$")
@@ -48,10 +51,13 @@ _PATH_MODES = {
     "--lastCommit", "--onlyFailures", "-f", "--listTests",
 }  # fmt: skip
 SEPARATOR = " > "
+_NO_TESTS = re.compile(r"^No tests found\b")
 
 
 class Jest:
     name = "jest"
+    artifacts = ("coverage/", "junit.xml", "*.tsbuildinfo")
+    setup = RunSetup()
 
     def sniff(self, lines: list[str]) -> float:
         score = 0.0
@@ -133,19 +139,55 @@ class Jest:
     def stop_flags(self, args: list[str]) -> list[StopFlag]:
         return option_flags(args, {"--bail", "-b"}, optional_number=True)
 
-    def path_args(
-        self, args: list[str], paths: list[str], *, major: int | None = None
-    ) -> list[str]:
-        """Exactly these files (`--runTestsByPath`: a positional is a regular expression), with
-        the coverage gate off (`--coverage=false`): one file cannot meet a whole suite's; and
-        `--verbose`, since the default reporter names no passing test and a proof must see its
-        tests pass by name."""
+    def select(
+        self, args: list[str], names: Sequence[Name], project: Project
+    ) -> Selected | Unselectable:
+        """Exactly these files (`--runTestsByPath`: a positional is a regular expression; a
+        directory is its test files, since that flag takes files only), a test by its file
+        and its full title (`-t`, only when every name is a test: `-t` would skip the other
+        tests of a file named whole); the coverage gate off (`--coverage=false`): one file
+        cannot meet a whole suite's; and `--verbose`, since the default reporter names no
+        passing test and a proof must see its tests pass by name."""
+        files: list[str] = []
+        for name in names:
+            if name.kind == DIR:
+                files += [f for f in project.under(name.path) if self.is_test_file(f)]
+            else:
+                files.append(name.path)
+        if not files:
+            return Unselectable("no test file is named")
+        titles = [escaped_title(n.parts)[1:-1] for n in names if n.kind == TEST and n.parts]
+        only_tests = all(n.kind == TEST and n.parts for n in names)
         drop = [i for i, a in enumerate(args) if a.split("=")[0] in _PATH_MODES]
         drop += [i for i, a in enumerate(args) if a.split("=")[0] == "--coverage"]
         drop += [i + 1 for i, a in enumerate(args) if a in ("--changedSince",)]
-        kept = replace_paths(args, [], _WITH_VALUE, drop)
-        verbose = [] if "--verbose" in args else ["--verbose"]
-        return [*kept, "--coverage=false", *verbose, "--runTestsByPath", *paths]
+        if only_tests:
+            drop += [
+                i for i, a in enumerate(args) if a.split("=")[0] in ("-t", "--testNamePattern")
+            ]
+            drop += [i + 1 for i, a in enumerate(args) if a in ("-t", "--testNamePattern")]
+        kept = replace_paths(args, [], _WITH_VALUE, drop, numeric={"--bail", "-b"})
+        pattern = ["-t", f"^(?:{'|'.join(titles)})$"] if only_tests else []
+        shown = [project.relative(f) for f in dict.fromkeys(files)]
+        targets = targets_by_path(names, project, SEPARATOR, files)
+        return Selected(
+            [*self.listing([*kept, "--coverage=false"]), *pattern, "--runTestsByPath", *shown],
+            targets,
+        )
+
+    def listing(self, args: list[str]) -> list[str]:
+        return args if "--verbose" in args else [*args, "--verbose"]
+
+    def is_test_file(self, path: str) -> bool:
+        return is_js_test_file(path)
+
+    def read_report(self, reports: Mapping[str, bytes]) -> dict[str, str] | None:
+        return None
+
+    def ran_nothing(self, reading: Reading, exit_code: int | None, lines: list[str]) -> str | None:
+        if reading.outcomes or reading.counts.get("passed"):
+            return None
+        return next((x.strip() for x in lines if _NO_TESTS.match(x.strip())), None)
 
 
 def _tree_line(line: str, file: str, describes: list[str], outcomes: dict[str, str]) -> None:
@@ -195,4 +237,4 @@ def _failure(lines: list[str], start: int, test_file: str) -> tuple[str, str]:
     return said, where
 
 
-JEST = register(Jest())
+JEST = Jest()

@@ -42,9 +42,12 @@ def find_binary(argv: list[str], names: Collection[str]) -> int | None:
     return None
 
 
-def positionals(args: list[str], with_value: Collection[str]) -> list[int]:
+def positionals(
+    args: list[str], with_value: Collection[str], numeric: Collection[str] = ()
+) -> list[int]:
     """Indices of the arguments that are not options nor option values (test paths, filters).
-    `with_value` names the options whose value is the next word (`--config x`)."""
+    `with_value` names the options whose value is the next word (`--config x`); `numeric`
+    those whose value is the next word only when it is a number (`--bail 2`, `--bail`)."""
     out: list[int] = []
     skip = False
     rest = False
@@ -58,15 +61,21 @@ def positionals(args: list[str], with_value: Collection[str]) -> list[int]:
             rest = True
         elif arg in with_value:
             skip = True
+        elif arg in numeric and i + 1 < len(args) and args[i + 1].isdigit():
+            skip = True
     return out
 
 
 def replace_paths(
-    args: list[str], paths: list[str], with_value: Collection[str], drop: Collection[int] = ()
+    args: list[str],
+    paths: list[str],
+    with_value: Collection[str],
+    drop: Collection[int] = (),
+    numeric: Collection[str] = (),
 ) -> list[str]:
     """`args` with its own test paths (positionals) and the indices `drop` left out, and
     `paths` appended after the options."""
-    gone = set(positionals(args, with_value)) | set(drop)
+    gone = set(positionals(args, with_value, numeric)) | set(drop)
     kept = [a for i, a in enumerate(args) if i not in gone and a != "--"]
     return [*kept, *paths]
 
@@ -74,3 +83,13 @@ def replace_paths(
 def strip_duration(name: str) -> str:
     """A test's name without the time it took (`adds 12ms`, `adds (5 ms)`, `adds 1.2s`)."""
     return _DURATION.sub("", name).rstrip()
+
+
+JS_SOURCE = re.compile(r"\.(?:[cm]?[jt]sx?)$")
+_JS_TEST_NAME = re.compile(r"(?:^|/)(?:__tests__|tests?|spec)/|[./](?:test|spec)\.[cm]?[jt]sx?$")
+
+
+def is_js_test_file(path: str) -> bool:
+    """The common test-file shapes of the JavaScript runners: `*.test.js`, `*.spec.ts`, and
+    the sources under `__tests__/`, `test/`, `tests/` or `spec/`."""
+    return bool(JS_SOURCE.search(path)) and bool(_JS_TEST_NAME.search(path))

@@ -10,16 +10,20 @@ it skipped: the harness takes the flag out of its own runs rather than read it h
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
-from summarizers.runners.base import Reading
+from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import (
+    JS_SOURCE,
     find_binary,
+    is_js_test_file,
     replace_paths,
     strip_duration,
 )
-from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
-from summarizers.runners.registry import register
+from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, Target, worst
+from summarizers.runners.names import DIR, FILE, TEST, Name, Project
 from summarizers.runners.stopargs import StopFlag, option_flags
+from summarizers.runners.targets import escaped_title
 
 _PASS = re.compile(r"^( +)[✔✓√] (.+)$")
 _FAIL = re.compile(r"^( +)(\d+)\) (.+)$")
@@ -36,10 +40,13 @@ _WITH_VALUE = {
     "--jobs", "--retries", "--spec", "--node-option", "-n",
 }  # fmt: skip
 SEPARATOR = " > "
+_NO_TESTS = re.compile(r"^Error: No test files found\b|^\s*0 passing\b")
 
 
 class Mocha:
     name = "mocha"
+    artifacts = (".nyc_output/", "coverage/", "mochawesome-report/")
+    setup = RunSetup()
 
     def sniff(self, lines: list[str]) -> float:
         score = 0.0
@@ -89,16 +96,74 @@ class Mocha:
     def stop_flags(self, args: list[str]) -> list[StopFlag]:
         return option_flags(args, {"--bail", "-b"}, optional_number=False)
 
-    def path_args(
-        self, args: list[str], paths: list[str], *, major: int | None = None
-    ) -> list[str]:
-        """The given files instead of mocha's default spec (`./test`); `--spec` is taken out.
-        A `spec` set in `.mocharc.*` or package.json's `mocha` is run as well as the paths
-        (mocha joins the two): scoping such a project needs `--no-config`/`--no-package` with
-        the config's other options carried over, which these arguments alone cannot know."""
+    def select(
+        self, args: list[str], names: Sequence[Name], project: Project
+    ) -> Selected | Unselectable:
+        """The given files instead of mocha's default spec (`./test`; `--spec` is taken out; a
+        directory is its test files), a test by `--grep` on its full title. mocha's ids are
+        title paths without the file, so a file or directory named stands for every test of
+        the run it selects. A `spec` set in `.mocharc.*` or package.json's `mocha` is run as
+        well as the paths (mocha joins the two): scoping such a project needs
+        `--no-config`/`--no-package` with the config's other options carried over, which these
+        arguments alone cannot know."""
+        files: list[str] = []
+        titles: list[tuple[str, ...]] = []
+        targets: list[Target] = []
+        for name in names:
+            if name.kind == DIR:
+                inside = [f for f in project.under(name.path) if JS_SOURCE.search(f)]
+                files += inside
+                targets.append(Target(name.text, DIR, prefixes=("",), files=tuple(inside)))
+            elif name.kind == FILE:
+                files.append(name.path)
+                targets.append(Target(name.text, FILE, prefixes=("",), files=(name.path,)))
+            else:
+                title = name.parts if project.is_file(name.path) else (name.path, *name.parts)
+                if project.is_file(name.path):
+                    files.append(name.path)
+                title = tuple(t for t in title if t)
+                titles.append(title)
+                ident = SEPARATOR.join(title)
+                parents = {SEPARATOR.join(title[:k]) for k in range(1, len(title))}
+                targets.append(
+                    Target(
+                        name.text,
+                        TEST,
+                        frozenset({ident}),
+                        (ident + SEPARATOR,),
+                        frozenset(parents),
+                        (name.path,) if project.is_file(name.path) else (),
+                    )
+                )
+        if not files and not titles:
+            return Unselectable("no test is named")
         drop = [i for i, a in enumerate(args) if a == "--spec" or a.startswith("--spec=")]
         drop += [i + 1 for i, a in enumerate(args) if a == "--spec"]
-        return replace_paths(args, paths, _WITH_VALUE, drop)
+        only_tests = all(n.kind == TEST for n in names)
+        if files:
+            new = replace_paths(
+                args, [project.relative(f) for f in dict.fromkeys(files)], _WITH_VALUE, drop
+            )
+        else:
+            new = list(args)
+        if only_tests and titles:
+            grep = "^(?:" + "|".join(escaped_title(t)[1:-1] for t in titles) + ")$"
+            new = [*new, "--grep", grep]
+        return Selected(new, tuple(targets))
+
+    def listing(self, args: list[str]) -> list[str]:
+        return args
+
+    def is_test_file(self, path: str) -> bool:
+        return is_js_test_file(path)
+
+    def read_report(self, reports: Mapping[str, bytes]) -> dict[str, str] | None:
+        return None
+
+    def ran_nothing(self, reading: Reading, exit_code: int | None, lines: list[str]) -> str | None:
+        if reading.outcomes or reading.counts.get("passed") or reading.counts.get("failed"):
+            return None
+        return next((x.strip() for x in lines if _NO_TESTS.match(x)), None)
 
 
 def _read_tree(lines: list[str], outcomes: dict[str, str]) -> None:
@@ -158,4 +223,4 @@ def _failure(lines: list[str], start: int) -> tuple[str, str]:
     return said, where
 
 
-MOCHA = register(Mocha())
+MOCHA = Mocha()

@@ -8,6 +8,8 @@ on these fields and never parses evidence text again.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 PASSED, FAILED, ERROR, SKIPPED, XFAILED = "passed", "failed", "error", "skipped", "xfailed"
@@ -108,3 +110,52 @@ def worst(old: str | None, new: str) -> str:
     if old is None or _RANK[new] >= _RANK[old]:
         return new
     return old
+
+
+@dataclass(frozen=True)
+class Target:
+    """What one name in a contract (a file, a directory, a test id in any spelling) stands for
+    among the ids a run reports, as the runner that ran it spells them.
+
+    Made by the runner module that selected the tests (`Runner.select`), so that nothing else
+    needs to know how a runner spells an id: the judge and the proof only ask `covers`.
+    """
+
+    name: str
+    """The name as the contract wrote it."""
+    kind: str
+    """`file`, `dir` or `test` (one test, or a class or describe block of tests)."""
+    exact: frozenset[str] = frozenset()
+    """Ids that are this name itself (a test's own id; a file's id when it failed to load)."""
+    prefixes: tuple[str, ...] = ()
+    """Ids starting with one of these are inside the name (`f.py::`, `test/a.js > `). The
+    empty prefix: every id of the run (a runner whose ids do not name their file)."""
+    holders: frozenset[str] = frozenset()
+    """Ids whose failure fails every test inside the name (its file failed to load)."""
+    files: tuple[str, ...] = ()
+    """The repository's test files the name lives in, where the runner can tell."""
+    generated: str = ""
+    """A regular expression for the ids of cases generated from it under other names
+    (parameterized's `test_x_0`, `test_x_1_a`), where the runner's ids have such."""
+
+    def covers(self, test_id: str) -> bool:
+        if test_id in self.exact or test_id.startswith(self.prefixes):
+            return True
+        return bool(self.generated) and re.match(self.generated, test_id) is not None
+
+
+def spelled_target(name: str) -> Target:
+    """The name as coder's own printed ids spell what is inside it (`file > describe > test`,
+    `file::Class::test[param]`, a directory's files): for a command no runner module reads."""
+    bare = name.rstrip("/")
+    return Target(
+        name,
+        "test" if " > " in name or "::" in name else "file",
+        frozenset({bare}),
+        (f"{bare}::", f"{bare} > ", f"{bare}[", f"{bare}/"),
+    )
+
+
+def covered(test_id: str, targets: Iterable[Target]) -> bool:
+    """Whether any of `targets` covers `test_id`."""
+    return any(t.covers(test_id) for t in targets)

@@ -5,6 +5,7 @@ a duration (`# time=40.659ms`, which node-tap prints after a test's name)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
 from summarizers.logformats import node_tap
 from summarizers.logformats.node_tap import (
@@ -15,10 +16,11 @@ from summarizers.logformats.node_tap import (
     tape_test,
     test_path,
 )
-from summarizers.runners.base import Reading
+from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.jsargs import is_js_test_file
 from summarizers.runners.messages import failure_messages
-from summarizers.runners.model import FAILED, PASSED, SKIPPED, worst
-from summarizers.runners.registry import register
+from summarizers.runners.model import FAILED, PASSED, SKIPPED, Target, worst
+from summarizers.runners.names import DIR, FILE, TEST, Name, Project
 from summarizers.runners.stopargs import StopFlag
 
 BAIL_REPORTER = "@reporters/bail"
@@ -33,8 +35,13 @@ def stable_name(name: str) -> str:
     return _TIME.sub("", name)
 
 
+_SEPARATOR = " > "
+
+
 class NodeTest:
     name = "node-test"
+    artifacts = ("coverage/", ".nyc_output/")
+    setup = RunSetup()
 
     def sniff(self, lines: list[str]) -> float:
         """TAP with node --test's own marks (`duration_ms:` YAML, `# suites`); other TAP
@@ -90,10 +97,60 @@ class NodeTest:
                 return [StopFlag(i, 2, safe=safe)]
         return []
 
-    def path_args(
-        self, args: list[str], paths: list[str], *, major: int | None = None
-    ) -> list[str]:
-        return [a for a in args if a.startswith("-")] + list(paths)
+    def select(
+        self, args: list[str], names: Sequence[Name], project: Project
+    ) -> Selected | Unselectable:
+        """Files and directories as node takes them (it searches a directory for test files),
+        a test by `--test-name-pattern` on its own name (node matches each test's name, not
+        its path). Its ids are names without the file: a file or directory named stands for
+        every test of the run it selects."""
+        paths: list[str] = []
+        leaves: list[str] = []
+        targets: list[Target] = []
+        for name in names:
+            if name.kind in (FILE, DIR):
+                paths.append(project.relative(name.path))
+                targets.append(Target(name.text, name.kind, prefixes=("",), files=(name.path,)))
+                continue
+            title = name.parts if project.is_file(name.path) else (name.path, *name.parts)
+            title = tuple(t for t in title if t)
+            if project.is_file(name.path):
+                paths.append(project.relative(name.path))
+            leaves.append(title[-1])
+            ident = _SEPARATOR.join(title)
+            parents = frozenset(_SEPARATOR.join(title[:k]) for k in range(1, len(title)))
+            targets.append(
+                Target(
+                    name.text,
+                    TEST,
+                    frozenset({ident}),
+                    (ident + _SEPARATOR,),
+                    parents,
+                    (name.path,),
+                )
+            )
+        if not paths and not leaves:
+            return Unselectable("no test is named")
+        options = [a for a in args if a.startswith("-")]
+        kept = options + (paths or [a for a in args if not a.startswith("-")])
+        if leaves and all(n.kind == TEST for n in names):
+            pattern = "^(?:" + "|".join(re.escape(leaf) for leaf in leaves) + ")$"
+            kept.append(f"--test-name-pattern={pattern}")
+        return Selected(kept, tuple(targets))
+
+    def listing(self, args: list[str]) -> list[str]:
+        return args
+
+    def is_test_file(self, path: str) -> bool:
+        return is_js_test_file(path)
+
+    def read_report(self, reports: Mapping[str, bytes]) -> dict[str, str] | None:
+        return None
+
+    def ran_nothing(self, reading: Reading, exit_code: int | None, lines: list[str]) -> str | None:
+        if reading.outcomes:
+            return None
+        return next((x.strip() for x in lines if x.strip() == "# tests 0"), None)
 
 
 def _bailed(lines: list[str]) -> str | None:
@@ -115,4 +172,4 @@ def _counts(lines: list[str]) -> dict[str, int]:
     return found
 
 
-NODE_TEST = register(NodeTest())
+NODE_TEST = NodeTest()

@@ -1,4 +1,6 @@
-"""pytest: how its output is recognised and read, its JUnit XML report, its stop flags.
+"""pytest: how it is recognised and how it selects tests (files, directories, node ids, dotted
+ids mapped to their module file), how its output is read, its JUnit XML report, what its runs
+leave in the tree, its stop flags.
 
 Outcomes come from pytest's JUnit XML report when the harness asked for one (`read_junit`),
 else from the log: the short test summary (only inside its own section, so a passing test
@@ -11,16 +13,19 @@ read them the same way).
 from __future__ import annotations
 
 import io
+import posixpath
 import re
+from collections.abc import Mapping, Sequence
 from xml.etree import ElementTree
 
 from summarizers.logformats import pytest_log
-from summarizers.runners.base import Reading
+from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import replace_paths
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, worst
-from summarizers.runners.registry import register
+from summarizers.runners.names import TEST, Name, Project
 from summarizers.runners.stopargs import StopFlag, cluster_flag
+from summarizers.runners.targets import targets_by_path
 
 _WORD = {
     "PASSED": PASSED,
@@ -50,10 +55,28 @@ _WITH_VALUE = frozenset(
 _STOP_FLAGS = ("-x", "--exitfirst", "--sw", "--stepwise", "--sw-skip", "--stepwise-skip")
 JUNIT_FILE = "pytest-junit.xml"
 """The report's file name in the command's reports directory."""
+SETUP = RunSetup(
+    env={
+        "PYTEST_ADDOPTS": "-p no:cacheprovider --continue-on-collection-errors --maxfail=0 "
+        "-o junit_family=xunit1"
+    },
+    prelude=(
+        'if [ -n "${CODER_REPORTS:-}" ]; then export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} '
+        f'--junitxml=$CODER_REPORTS/{JUNIT_FILE}"; fi'
+    ),
+)
+"""Every test runs even when a file fails to import or the repository's own configuration
+says `-x` (a later `--maxfail` wins), each test's file is named in the JUnit report, and the
+report is written where the harness reads it."""
+_NO_TESTS = re.compile(r"\bno tests ran\b|\bcollected 0 items\b|\bfile or directory not found\b")
+_TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test|conftest)\.py$")
+_TEST_DIR = re.compile(r"(?:^|/)tests?/")
 
 
 class Pytest:
     name = "pytest"
+    artifacts = (".pytest_cache/", "__pycache__/", ".coverage", ".coverage.*", "htmlcov/")
+    setup = SETUP
 
     def sniff(self, lines: list[str]) -> float:
         return min(pytest_log.sniff(lines) / 10.0, 1.0)
@@ -113,12 +136,62 @@ class Pytest:
                 flags.append(cluster)
         return flags
 
-    def path_args(
-        self, args: list[str], paths: list[str], *, major: int | None = None
-    ) -> list[str]:
+    def select(
+        self, args: list[str], names: Sequence[Name], project: Project
+    ) -> Selected | Unselectable:
         """The command's own options kept with their values (`-p no:cacheprovider`, `-m "not
-        slow"`), its test paths replaced by `paths`."""
-        return replace_paths(args, paths, _WITH_VALUE)
+        slow"`), its test paths replaced by the names as pytest takes them: files and
+        directories as they are, a test as its node id (`file::Class::test[param]`, however
+        the contract spelled it), a dotted id by the module file it names."""
+        located: list[Name] = []
+        for name in names:
+            if name.kind == TEST and not name.path:
+                found = _module_file(name.dotted, project)
+                if found is None:
+                    return Unselectable(f"{name.text}: no module file of the tree is named so")
+                name = Name(name.text, TEST, *found)
+            located.append(name)
+        paths = [_spelled(n, project) for n in located]
+        files = [f for f in project.files if self.is_test_file(f)]
+        targets = targets_by_path(located, project, "::", files, params=True)
+        return Selected(replace_paths(args, paths, _WITH_VALUE), targets)
+
+    def listing(self, args: list[str]) -> list[str]:
+        return args
+
+    def is_test_file(self, path: str) -> bool:
+        return bool(_TEST_FILE.search(path)) or (
+            path.endswith(".py") and bool(_TEST_DIR.search(path))
+        )
+
+    def read_report(self, reports: Mapping[str, bytes]) -> dict[str, str] | None:
+        data = reports.get(JUNIT_FILE)
+        return None if data is None else read_junit(data)
+
+    def ran_nothing(self, reading: Reading, exit_code: int | None, lines: list[str]) -> str | None:
+        if reading.outcomes or reading.counts.get("passed"):
+            return None
+        said = next((m.group(0) for x in lines[-200:] if (m := _NO_TESTS.search(x))), None)
+        if said:
+            return said
+        return f"exit {exit_code}" if exit_code in (4, 5) else None
+
+
+def _spelled(name: Name, project: Project) -> str:
+    path = project.relative(name.path)
+    return "::".join([path, *name.parts]) if name.kind == TEST else path
+
+
+def _module_file(dotted: str, project: Project) -> tuple[str, tuple[str, ...]] | None:
+    """`pkg.mod.Class.test` -> (`pkg/mod.py`, (`Class`, `test`)): the longest prefix that is a
+    module file of the tree (as seen from where pytest runs)."""
+    parts = dotted.split(".")
+    for k in range(len(parts) - 1, 0, -1):
+        rel = "/".join(parts[:k]) + ".py"
+        for candidate in (rel, posixpath.normpath(posixpath.join(project.cwd, rel))):
+            if candidate in project.files:
+                return candidate, tuple(parts[k:])
+    return None
 
 
 def _record(outcomes: dict[str, str], ident: str, outcome: str) -> None:
@@ -195,4 +268,4 @@ def _node_id(file: str | None, classname: str, name: str) -> str:
     return "::".join(p for p in (classname, name) if p)
 
 
-PYTEST = register(Pytest())
+PYTEST = Pytest()

@@ -1,8 +1,9 @@
 """A whole test run's output, read once: prepared, split into sections, each section read by
 the runner that recognises it, assembled into a `TestLog`.
 
-Where the runner wrote a structured report (pytest's JUnit XML), its outcomes replace what
-the log's lines say for that runner's section; the log still gives messages and errors.
+Where a runner wrote a structured report the harness asked for (pytest's JUnit XML), its
+outcomes (`Runner.read_report`) replace what the log's lines say for that runner's section;
+the log still gives messages and errors.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from collections.abc import Mapping
 from summarizers.logformats.prep import prepare
 from summarizers.runners.base import Reading, Runner
 from summarizers.runners.model import TESTS, Section, TestLog
-from summarizers.runners.registry import load
 from summarizers.runners.sections import Span, split_sections
+from summarizers.runners.table import RUNNERS
 
 MIN_SNIFF = 0.0
 """At or below this, no runner recognises a section: it is read as a section of no test runner."""
@@ -31,22 +32,34 @@ _VOLATILE = (
 _COUNT_KEYS = ("passed", "failed", "error", "skipped", "xfailed")
 
 
-def read_log(text: str, reports: Mapping[str, Mapping[str, str]] | None = None) -> TestLog:
-    """`text` read into sections; `reports`: runner name -> outcomes from that runner's
-    structured report, used for its section when the log holds exactly one."""
+def read_log(text: str, reports: Mapping[str, bytes] | None = None) -> TestLog:
+    """`text` read into sections; `reports`: the files the command left in its reports
+    directory, by name (a runner's report is used for its section when the log holds one)."""
     lines = prepare(text).lines
     return read_lines(lines, reports)
 
 
-def read_lines(lines: list[str], reports: Mapping[str, Mapping[str, str]] | None = None) -> TestLog:
-    runners = load()
+def read_lines(lines: list[str], reports: Mapping[str, bytes] | None = None) -> TestLog:
     sections: list[Section] = []
     for span in split_sections(lines):
         part = lines[span.start : span.end]
-        runner = _pick(part, list(runners.values()))
+        runner = _pick(part, list(RUNNERS))
         reading = _read(runner, part) if runner else Reading()
         sections.append(_section(span, part, runner, reading))
-    return TestLog(_with_reports(sections, reports or {}))
+    return TestLog(_with_reports(sections, _reported(reports or {})))
+
+
+def _reported(reports: Mapping[str, bytes]) -> dict[str, dict[str, str]]:
+    """Runner name -> the outcomes its report gives, for the runners that wrote one."""
+    found: dict[str, dict[str, str]] = {}
+    for runner in RUNNERS:
+        try:
+            outcomes = runner.read_report(reports)
+        except Exception:  # noqa: BLE001 - a bad report is no report; the log is read
+            outcomes = None
+        if outcomes is not None:
+            found[runner.name] = outcomes
+    return found
 
 
 def _pick(lines: list[str], runners: list[Runner]) -> Runner | None:

@@ -16,13 +16,15 @@ id, not one per enclosing group. Directives never reach an id: `# time=40.659ms`
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from summarizers.runners.base import Reading
-from summarizers.runners.jsargs import find_binary, replace_paths
+from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.jsargs import find_binary, is_js_test_file, replace_paths
 from summarizers.runners.model import FAILED, PASSED, SKIPPED
-from summarizers.runners.registry import register
+from summarizers.runners.names import DIR, TEST, Name, Project
 from summarizers.runners.stopargs import StopFlag, option_flags
+from summarizers.runners.targets import targets_by_path
 
 POINT = re.compile(r"^(\s*)(not ok|ok)\b(?: \d+)?(?: -)?(?: (.*?))?(?:\s*# (\w+)\b(.*))?$")
 SUBTEST = re.compile(r"^(\s*)# Subtest: (.*)$")
@@ -79,8 +81,13 @@ class _Read:
         return self.tests[path]
 
 
+_NO_TESTS = re.compile(r"\bNo tests? found\b|^# No tests run\b", re.IGNORECASE)
+
+
 class Tap:
     name = "tap"
+    artifacts = (".tap/", ".nyc_output/", "coverage/")
+    setup = RunSetup()
 
     def sniff(self, lines: list[str]) -> float:
         score = 0.0
@@ -182,20 +189,51 @@ class Tap:
     def stop_flags(self, args: list[str]) -> list[StopFlag]:
         return option_flags(args, {"--bail", "-b"}, optional_number=False)
 
-    def path_args(
-        self, args: list[str], paths: list[str], *, major: int | None = None
-    ) -> list[str]:
-        """`major` is node-tap's major version when known (package.json, node_modules); else
-        the arguments' own flags tell, and without any, 18+ (today's node-tap) is assumed.
-        The TAP reporter unless the command picks one: with colours on (`"color": 1` in
-        package.json) node-tap's default reporter draws progress no reader can take ids from
-        (the hosted-git-info live trial: every path-scoped run read as "no test ran")."""
+    def select(
+        self, args: list[str], names: Sequence[Name], project: Project
+    ) -> Selected | Unselectable:
+        """The test files (a directory as its test files), a test by its file and one
+        `--grep` per level of its subtests (node-tap matches each level in turn). `major` is
+        node-tap's major version when known (package.json); else the arguments' own flags
+        tell, and without any, 18+ (today's node-tap) is assumed: it picks the flag that turns
+        off the coverage gate one test file cannot meet. The TAP reporter unless the command
+        picks one: with colours on (`"color": 1` in package.json) node-tap's default reporter
+        draws progress no reader can take ids from (the hosted-git-info live trial: every
+        path-scoped run read as "no test ran")."""
+        files: list[str] = []
+        for name in names:
+            if name.kind == DIR:
+                files += [f for f in project.under(name.path) if self.is_test_file(f)]
+            else:
+                files.append(name.path)
+        if not files:
+            return Unselectable("no test file is named")
+        major = project.majors.get("tap")
         drop = [i for i, a in enumerate(args) if a in _V16_ONLY | _V18_ONLY]
         old = major is not None and major < 18 or major is None and bool(_V16_ONLY & set(args))
         coverage = V16_COVERAGE_OFF if old else V18_COVERAGE_OFF
+        grep: list[str] = []
+        tests = [n for n in names if n.kind == TEST and n.parts]
+        if len(tests) == 1 and len(names) == 1:
+            grep = [f"--grep=^{re.escape(part)}$" for part in tests[0].parts]
+        shown = [project.relative(f) for f in dict.fromkeys(files)]
+        new = [coverage, *self.listing(replace_paths(args, shown, _WITH_VALUE, drop)), *grep]
+        return Selected(new, targets_by_path(names, project, SEPARATOR, files))
+
+    def listing(self, args: list[str]) -> list[str]:
         chosen = any(a in ("-R", "--reporter") or a.startswith(("-R", "--reporter=")) for a in args)
-        reporter = [] if chosen else ["--reporter=tap"]
-        return [coverage, *reporter, *replace_paths(args, paths, _WITH_VALUE, drop)]
+        return args if chosen else ["--reporter=tap", *args]
+
+    def is_test_file(self, path: str) -> bool:
+        return is_js_test_file(path)
+
+    def read_report(self, reports: Mapping[str, bytes]) -> dict[str, str] | None:
+        return None
+
+    def ran_nothing(self, reading: Reading, exit_code: int | None, lines: list[str]) -> str | None:
+        if reading.outcomes:
+            return None
+        return next((x.strip() for x in lines if _NO_TESTS.search(x)), None)
 
 
 def _tape_test(line: str) -> str | None:
@@ -287,4 +325,4 @@ def major_version(spec: str) -> int | None:
     return int(m.group()) if m else None
 
 
-TAP = register(Tap())
+TAP = Tap()

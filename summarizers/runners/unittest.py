@@ -1,24 +1,33 @@
 """unittest (`python -m unittest`, also what Django's test runner prints): `-v` result lines,
 FAIL:/ERROR: blocks, the `Ran N tests` summary. Python 3.11+ prints a test's full dotted id in
-parentheses; older ones only `module.Class`: both become `module.Class.test`."""
+parentheses; older ones only `module.Class`: both become `module.Class.test`.
+
+Without `-v` unittest names only its failures, so every harness run is made verbose. A test's
+id is dotted from the top-level directory of discovery (`discover tests` makes `tests/a/test_b.py`
+the module `a.test_b`; `-t .` makes it `tests.a.test_b`), so selection keeps the command's own
+discovery, and with it the baseline's ids, and narrows it with `-k` patterns (which match the
+full dotted id); a command that names its modules gets the selected modules instead.
+"""
 
 from __future__ import annotations
 
+import posixpath
 import re
+from collections.abc import Callable, Mapping, Sequence
 
 from summarizers.logformats import unittest_log
 from summarizers.logformats.unittest_log import unittest_id
-from summarizers.runners.base import Reading
-from summarizers.runners.jsargs import replace_paths
+from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.jsargs import positionals
 from summarizers.runners.messages import failure_messages
-from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, worst
-from summarizers.runners.registry import register
+from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, Target, worst
+from summarizers.runners.names import DIR, FILE, TEST, Name, Project
 from summarizers.runners.stopargs import StopFlag, cluster_flag
 
-_HEAD = re.compile(r"^\s*(\w+) \(([\w.]+)\)((?: \(.*?\))?)(?: \.\.\. ?)?$")
+_HEAD = re.compile(r"^\s*([\w.]+) \(([\w.]+)\)((?: \(.*?\))?)(?: \.\.\. ?)?$")
 _TAIL = re.compile(r"^.* \.\.\. (ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")
-_BLOCK = re.compile(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)(.*)$")
-_FULL = re.compile(r"^\s*(\w+) \(([\w.]+)\)((?: \(.*?\))?) \.\.\. ")
+_BLOCK = re.compile(r"^(FAIL|ERROR): ([\w.]+) \(([\w.]+)\)(.*)$")
+_FULL = re.compile(r"^\s*([\w.]+) \(([\w.]+)\)((?: \(.*?\))?) \.\.\. ")
 _WORD = {
     "ok": PASSED,
     "FAIL": FAILED,
@@ -29,10 +38,15 @@ _WORD = {
 _RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s$")
 _RESULT = re.compile(r"^(?:OK|FAILED)(?: \((.*)\))?$")
 _STOP_FLAGS = ("-f", "--failfast")
+_WITH_VALUE = {"-k", "-s", "-p", "-t", "--start-directory", "--pattern", "--top-level-directory"}
+_DISCOVERY = {"-s", "--start-directory", "-p", "--pattern", "-t", "--top-level-directory"}
+_NO_TESTS = re.compile(r"^Ran 0 tests\b|^NO TESTS RAN$")
 
 
 class Unittest:
     name = "unittest"
+    artifacts = ("__pycache__/", ".coverage", ".coverage.*")
+    setup = RunSetup()
 
     def sniff(self, lines: list[str]) -> float:
         return min(unittest_log.sniff(lines) / 8.0, 1.0)
@@ -86,15 +100,119 @@ class Unittest:
                 flags.append(cluster)
         return flags
 
-    def path_args(
-        self, args: list[str], paths: list[str], *, major: int | None = None
-    ) -> list[str]:
-        """Options kept with their values (`-k pattern`), the test names replaced by `paths`."""
-        return replace_paths(
-            args,
-            paths,
-            {"-k", "-s", "-p", "-t", "--start-directory", "--pattern", "--top-level-directory"},
-        )
+    def select(
+        self, args: list[str], names: Sequence[Name], project: Project
+    ) -> Selected | Unselectable:
+        discovery = _Discovery.of(args)
+        dotted: list[str] = []
+        targets: list[Target] = []
+        for name in names:
+            found = discovery.dotted(name, project)
+            if isinstance(found, Unselectable):
+                return found
+            files = _files(name, project, self.is_test_file)
+            dotted += found
+            for ident in found:
+                targets.append(_target(name, ident, files))
+        if discovery.modules is not None:
+            kept = [a for i, a in enumerate(args) if i not in discovery.modules]
+            new = [*kept, *dict.fromkeys(dotted)]
+        else:
+            new = [*args, *(w for ident in dict.fromkeys(dotted) for w in ("-k", f"{ident}*"))]
+        return Selected(self.listing(new), tuple(targets))
+
+    def listing(self, args: list[str]) -> list[str]:
+        return args if "-v" in args or "--verbose" in args else ["-v", *args]
+
+    def is_test_file(self, path: str) -> bool:
+        return bool(re.search(r"(?:^|/)test[^/]*\.py$", path))
+
+    def read_report(self, reports: Mapping[str, bytes]) -> dict[str, str] | None:
+        return None
+
+    def ran_nothing(self, reading: Reading, exit_code: int | None, lines: list[str]) -> str | None:
+        if reading.outcomes or reading.counts.get("ran"):
+            return None
+        return next((line.strip() for line in lines[-50:] if _NO_TESTS.match(line.strip())), None)
+
+
+class _Discovery:
+    """Where the command's tests come from: the modules it names (indices in its arguments),
+    or discovery from a top-level directory (ids are dotted from there)."""
+
+    def __init__(self, top: str, modules: list[int] | None) -> None:
+        self.top = top
+        self.modules = modules
+
+    @classmethod
+    def of(cls, args: list[str]) -> _Discovery:
+        loose = positionals(args, _WITH_VALUE)
+        if "discover" not in args and loose:
+            return cls(".", loose)
+        start = top = None
+        after = [i for i in loose if args[i] != "discover"]
+        for i, arg in enumerate(args[:-1]):
+            if arg in ("-s", "--start-directory"):
+                start = args[i + 1]
+            elif arg in ("-t", "--top-level-directory"):
+                top = args[i + 1]
+        if start is None and after:
+            start = args[after[0]]
+        if top is None and len(after) > 2:
+            top = args[after[2]]
+        return cls(posixpath.normpath(top or start or "."), None)
+
+    def dotted(self, name: Name, project: Project) -> list[str] | Unselectable:
+        """The dotted ids (modules, classes, tests) a name stands for, as this discovery
+        spells them."""
+        if name.kind == TEST and name.dotted:
+            return [self._own(name.dotted)]
+        if name.kind == TEST:
+            module = self._module(name.path, project)
+            if module is None:
+                return Unselectable(f"{name.text}: not a Python file under {self.top}/")
+            return [".".join([module, *(p.split("[")[0] for p in name.parts)])]
+        if name.kind == DIR:
+            module = self._module(name.path.rstrip("/") + "/__init__.py", project)
+            if module is None:
+                return Unselectable(f"{name.text}: not a directory under {self.top}/")
+            return [module.removesuffix(".__init__").removesuffix("__init__")]
+        module = self._module(name.path, project)
+        if module is None:
+            return Unselectable(f"{name.text}: not a Python file under {self.top}/")
+        return [module]
+
+    def _module(self, path: str, project: Project) -> str | None:
+        seen = project.relative(path)
+        if not seen.endswith(".py"):
+            return None
+        inside = posixpath.relpath(seen, self.top) if self.top != "." else seen
+        if inside.startswith("../"):
+            return None
+        return inside[: -len(".py")].replace("/", ".")
+
+    def _own(self, dotted: str) -> str:
+        """A dotted id spelled from the repository's root (`tests.a.test_b.T.t`) as this
+        discovery spells it (`a.test_b.T.t` under `discover tests`)."""
+        prefix = self.top.replace("/", ".") + "."
+        return dotted[len(prefix) :] if self.top != "." and dotted.startswith(prefix) else dotted
+
+
+def _files(name: Name, project: Project, is_test: Callable[[str], bool]) -> tuple[str, ...]:
+    if name.kind == DIR:
+        return tuple(f for f in project.under(name.path) if is_test(f))
+    return (name.path,) if name.path else ()
+
+
+def _target(name: Name, ident: str, files: tuple[str, ...]) -> Target:
+    """A module, class or test by its dotted id: it and what is below it; every module above
+    it (one that failed to import fails all its tests)."""
+    kind = name.kind if name.kind in (FILE, DIR) else TEST
+    if not ident:
+        return Target(name.text, kind, frozenset(), ("",), frozenset(), files)
+    parts = ident.split(".")
+    holders = frozenset(".".join(parts[:k]) for k in range(1, len(parts)))
+    return Target(name.text, kind, frozenset({ident}), (ident + ".",), holders, files)
 
 
 def _record(outcomes: dict[str, str], ident: str, outcome: str) -> None:
@@ -117,4 +235,4 @@ def _counts(lines: list[str]) -> dict[str, int]:
     return found
 
 
-UNITTEST = register(Unittest())
+UNITTEST = Unittest()

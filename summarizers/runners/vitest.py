@@ -15,16 +15,19 @@ test ended, a type error in a source file under `--typecheck`, a tsc failure) go
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
-from summarizers.runners.base import Reading
+from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import (
     find_binary,
+    is_js_test_file,
     replace_paths,
     strip_duration,
 )
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
-from summarizers.runners.registry import register
+from summarizers.runners.names import DIR, TEST, Name, Project
 from summarizers.runners.stopargs import StopFlag, option_flags
+from summarizers.runners.targets import escaped_title, targets_by_path
 
 _RULE = "⎯"
 _BANNER = re.compile(r"^⎯+\s*(.*?)\s*⎯+(?:\[\d+/\d+\]⎯*)?$")
@@ -45,10 +48,13 @@ _WITH_VALUE = {
     "--maxWorkers", "--minWorkers", "--retry", "--testTimeout", "--exclude", "--workspace",
 }  # fmt: skip
 _SUBCOMMANDS = {"run", "watch", "dev", "related", "bench"}
+_NO_TESTS = re.compile(r"^No test files found\b")
 
 
 class Vitest:
     name = "vitest"
+    artifacts = ("coverage/", "*.tsbuildinfo", "junit.xml", "html/")
+    setup = RunSetup()
 
     def sniff(self, lines: list[str]) -> float:
         score = 0.0
@@ -120,20 +126,53 @@ class Vitest:
     def stop_flags(self, args: list[str]) -> list[StopFlag]:
         return option_flags(args, {"--bail"}, optional_number=True)
 
-    def path_args(
-        self, args: list[str], paths: list[str], *, major: int | None = None
-    ) -> list[str]:
-        """Only these files, with the coverage gate off (one file cannot meet a whole suite's),
-        and, unless the command picks a reporter, the verbose one: the default reporter names
-        no passing test, and a proof must see its tests pass by name."""
-        coverage = [i for i, a in enumerate(args) if a.split("=")[0].startswith("--coverage")]
+    def select(
+        self, args: list[str], names: Sequence[Name], project: Project
+    ) -> Selected | Unselectable:
+        """Only these files (a directory as its test files: vitest's filters are substrings of
+        paths, which a directory name would match elsewhere too), a test by its file and full
+        title (`-t`, only when every name is a test), with the coverage gate off (one file
+        cannot meet a whole suite's) and, unless the command picks a reporter, the verbose
+        one: the default reporter names no passing test, and a proof must see its tests pass
+        by name."""
+        files: list[str] = []
+        for name in names:
+            if name.kind == DIR:
+                files += [f for f in project.under(name.path) if self.is_test_file(f)]
+            else:
+                files.append(name.path)
+        if not files:
+            return Unselectable("no test file is named")
+        only_tests = all(n.kind == TEST and n.parts for n in names)
+        titles = [escaped_title(n.parts)[1:-1] for n in names if n.kind == TEST and n.parts]
+        drop = [i for i, a in enumerate(args) if a.split("=")[0].startswith("--coverage")]
+        pattern = ["-t", f"^(?:{'|'.join(titles)})$"] if only_tests else []
+        if only_tests:
+            drop += [
+                i for i, a in enumerate(args) if a.split("=")[0] in ("-t", "--testNamePattern")
+            ]
+            drop += [i + 1 for i, a in enumerate(args) if a in ("-t", "--testNamePattern")]
+        shown = [project.relative(f) for f in dict.fromkeys(files)]
+        kept = replace_paths(args, [], _WITH_VALUE, drop, numeric={"--bail"})
+        targets = targets_by_path(names, project, " > ", files)
+        return Selected(
+            [*self.listing([*kept, "--coverage.enabled=false"]), *pattern, *shown], targets
+        )
+
+    def listing(self, args: list[str]) -> list[str]:
         chosen = any(a.split("=")[0] == "--reporter" for a in args)
-        verbose = [] if chosen else ["--reporter=verbose"]
-        return [
-            *replace_paths(args, paths, _WITH_VALUE, coverage),
-            "--coverage.enabled=false",
-            *verbose,
-        ]
+        return args if chosen else [*args, "--reporter=verbose"]
+
+    def is_test_file(self, path: str) -> bool:
+        return is_js_test_file(path)
+
+    def read_report(self, reports: Mapping[str, bytes]) -> dict[str, str] | None:
+        return None
+
+    def ran_nothing(self, reading: Reading, exit_code: int | None, lines: list[str]) -> str | None:
+        if reading.outcomes or reading.counts.get("passed"):
+            return None
+        return next((x.strip() for x in lines if _NO_TESTS.match(x.strip())), None)
 
 
 def _read_tree(lines: list[str], outcomes: dict[str, str]) -> None:
@@ -209,4 +248,4 @@ def _incomplete(counts: dict[str, int]) -> str | None:
     return None
 
 
-VITEST = register(Vitest())
+VITEST = Vitest()

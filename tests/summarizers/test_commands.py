@@ -1,7 +1,7 @@
-"""scope_to_paths and mark_sections on real-world test commands.
+"""select_tests and mark_sections on real-world test commands.
 
 The runners are the small real `Runner` objects of tests/tablerunners.py, so the table tests
-how a command is taken apart, not what one runner module's `path_args` does.
+how a command is taken apart, not what one runner module's `select` does.
 """
 
 from __future__ import annotations
@@ -16,15 +16,26 @@ from summarizers.runners.commands import (
     Scoped,
     Unscopable,
     mark_sections,
-    scope_to_paths,
+    select_tests,
 )
 from summarizers.runners.model import SECTION_MARK
+from summarizers.runners.names import Project, read_names
 
 BIN = NODE_BIN_PATH
 
 
+def scope_to_paths(command, paths, scripts, runners=None, majors=None):
+    """`select_tests` on names that are files of the project (or ids in them)."""
+    files = frozenset(p.split("::")[0].split(" > ")[0] for p in paths)
+    project = Project(files, ".", majors or {})
+    names = read_names(paths, project)
+    assert isinstance(names, list)
+    return select_tests(command, names, project, scripts, runners)
+
+
 def scoped(command: str, paths: list[str], scripts: dict[str, str] | None = None):
-    return scope_to_paths(command, paths, scripts or {}, RUNNERS)
+    done = scope_to_paths(command, paths, scripts or {}, RUNNERS)
+    return done if isinstance(done, Unscopable) else Scoped(done.command, done.runner, done.note)
 
 
 SCOPED = [
@@ -284,9 +295,7 @@ def test_a_single_part_is_left_untouched(command):
 def test_node_tap_16_gets_its_own_coverage_flag() -> None:
     """The hosted-git-info live trial: tap 16 refused 18's `--disable-coverage`, so every
     path-scoped check of a right fix failed; the major version pinned in package.json picks."""
-    from summarizers.runners.registry import load
-
-    runners = list(load().values())
+    runners = None
     old = scope_to_paths("npm test", ["test/a.js"], {"test": "tap"}, runners, majors={"tap": 16})
     new = scope_to_paths("npm test", ["test/a.js"], {"test": "tap"}, runners, majors={"tap": 21})
     assert isinstance(old, Scoped) and isinstance(new, Scoped)
@@ -301,7 +310,10 @@ def test_node_tap_16_gets_its_own_coverage_flag() -> None:
             "python -m pytest -q -p no:cacheprovider -m 'not slow' tests",
             "python -m pytest -q -p no:cacheprovider -m 'not slow' test_x.py",
         ),
-        ("python -m unittest -k fast discover", "python -m unittest -k fast test_x.py"),
+        (
+            "python -m unittest -k fast discover",
+            "python -m unittest -v -k fast discover -k 'test_x*'",
+        ),
     ],
 )
 def test_a_python_runners_option_keeps_its_value(command: str, expected: str) -> None:

@@ -12,13 +12,25 @@ from pathlib import Path
 import pytest
 
 from summarizers.logformats.prep import prepare
-from summarizers.runners import registry
+from summarizers.runners.base import Selected
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED
+from summarizers.runners.names import Project, read_names
 from summarizers.runners.stopargs import StopFlag
+from summarizers.runners.table import RUNNERS as TABLE
 from summarizers.runners.tap import V16_COVERAGE_OFF, V18_COVERAGE_OFF
 
 DATA = Path(__file__).parent / "data" / "runners"
-RUNNERS = registry.load()
+RUNNERS = {r.name: r for r in TABLE}
+
+
+def select(name: str, args: list[str], paths: list[str], **majors: int) -> list[str]:
+    """The runner's own arguments for these test files (each a file of the project)."""
+    project = Project(frozenset(p.split(" > ")[0] for p in paths), ".", majors)
+    names = read_names(paths, project)
+    assert isinstance(names, list)
+    done = RUNNERS[name].select(args, names, project)
+    assert isinstance(done, Selected), done
+    return done.args
 _VOLATILE = ("ms", "time=", " s)", "(", "/tmp/", "pid")
 
 
@@ -48,7 +60,7 @@ def test_each_log_sniffs_as_its_own_runner(name, log):
     assert scores[name] >= 0.5
 
 
-def test_registry_lists_the_js_runners():
+def test_the_table_lists_the_js_runners():
     assert {"vitest", "jest", "mocha", "tap"} <= set(RUNNERS)
 
 
@@ -121,15 +133,23 @@ def test_vitest_command_words():
     assert v.invoked_at(["jest"]) is None
     assert v.stop_flags(["run", "--bail", "1", "--typecheck"]) == [StopFlag(1, 2)]
     assert v.stop_flags(["--bail=3"]) == [StopFlag(0)]
-    assert v.path_args(["--typecheck", "--coverage", "-c", "cfg.ts", "src/"], ["a.test.ts"]) == [
+    assert select("vitest", ["--typecheck", "--coverage", "-c", "cfg.ts", "src/"], ["a.test.ts"]) == [
         "--typecheck",
         "-c",
         "cfg.ts",
-        "a.test.ts",
         "--coverage.enabled=false",
         "--reporter=verbose",
+        "a.test.ts",
     ]
-    assert v.path_args(["--reporter=dot"], ["a.test.ts"])[-1] == "--coverage.enabled=false"
+    assert select("vitest", ["--reporter=dot"], ["a.test.ts"])[-2] == "--coverage.enabled=false"
+    # `--bail N`'s number is the flag's, never a test path (it used to become `--bail a.test.ts`)
+    assert select("vitest", ["--bail", "2"], ["a.test.ts"]) == [
+        "--bail",
+        "2",
+        "--coverage.enabled=false",
+        "--reporter=verbose",
+        "a.test.ts",
+    ]
 
 
 # --- jest -----------------------------------------------------------------------------------
@@ -182,7 +202,7 @@ def test_jest_command_words():
     assert j.invoked_at(["npx", "jest", "--ci"]) == 2
     assert j.invoked_at(["node", "node_modules/jest/bin/jest.js", "-b"]) == 2
     assert j.stop_flags(["--ci", "-b", "--bail=2"]) == [StopFlag(1), StopFlag(2)]
-    assert j.path_args(["--ci", "--coverage", "test/"], ["test/a.test.js"]) == [
+    assert select("jest", ["--ci", "--coverage", "test/"], ["test/a.test.js"]) == [
         "--ci",
         "--coverage=false",
         "--verbose",
@@ -215,7 +235,7 @@ def test_mocha_command_words():
     m = RUNNERS["mocha"]
     assert m.invoked_at(["npx", "mocha", "--bail"]) == 2
     assert m.stop_flags(["--bail", "-b", "--grep", "x"]) == [StopFlag(0), StopFlag(1)]
-    assert m.path_args(["--spec", "test/**/*.js", "-r", "ts-node"], ["test/a.js"]) == [
+    assert select("mocha", ["--spec", "test/**/*.js", "-r", "ts-node"], ["test/a.js"]) == [
         "-r",
         "ts-node",
         "test/a.js",
@@ -265,14 +285,14 @@ def test_tap_command_words():
     t = RUNNERS["tap"]
     assert t.invoked_at(["npx", "tap", "-b"]) == 2
     assert t.stop_flags(["-R", "tap", "--bail", "-b"]) == [StopFlag(2), StopFlag(3)]
-    assert t.path_args(["-R", "tap", "test/"], ["test/a.js"]) == [
+    assert select("tap", ["-R", "tap", "test/"], ["test/a.js"]) == [
         V18_COVERAGE_OFF,
         "-R",
         "tap",
         "test/a.js",
     ]
-    assert t.path_args(["--100"], ["a.js"]) == [V16_COVERAGE_OFF, "--reporter=tap", "a.js"]
-    assert t.path_args(["test/"], ["a.js"], major=16) == [
+    assert select("tap", ["--100"], ["a.js"]) == [V16_COVERAGE_OFF, "--reporter=tap", "a.js"]
+    assert select("tap", ["test/"], ["a.js"], tap=16) == [
         V16_COVERAGE_OFF,
         "--reporter=tap",
         "a.js",
@@ -337,7 +357,7 @@ def _run(root: Path, name: str, args: list[str], paths: list[str]) -> tuple[int,
     own = argv[at:]
     gone = {f.index + k for f in runner.stop_flags(own) for k in range(f.words)}
     own = [a for i, a in enumerate(own) if i not in gone]
-    argv = [*argv[:at], *runner.path_args(own, paths)]
+    argv = [*argv[:at], *select(name, own, paths)]
     env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"}
     done = subprocess.run(argv, cwd=root, capture_output=True, text=True, env=env, timeout=120)
     return done.returncode, prepare(done.stdout + done.stderr).lines

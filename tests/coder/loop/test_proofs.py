@@ -15,8 +15,8 @@ NEW_TEST = "\n\ndef test_add_negative():\n    assert add(-1, -2) == -3\n"
 VACUOUS_TEST = "\n\ndef test_scale_three():\n    assert scale(1, 3) == 3\n"
 
 
-def run(repo: Path, model: str, **kw) -> tuple:
-    outcome = run_task(RunOptions(repo=repo, task="make add() add", model=model, **kw))
+def run(repo: Path, model: str, task: str = "make add() add", **kw) -> tuple:
+    outcome = run_task(RunOptions(repo=repo, task=task, model=model, **kw))
     return outcome.result, outcome.run_dir, read_trace(outcome.run_dir / "trace.jsonl")
 
 
@@ -56,7 +56,10 @@ def test_a_test_that_fails_before_the_fix_proves_the_step(calc_repo, script):
     assert result.status == "verified", result.message
     [check] = verifications(events, "tests_fail_before")
     assert check["status"] == "passed"
-    assert "tests/test_calc.py::test_add_negative: failed before the change" in check["evidence"]
+    assert (
+        "tests/test_calc.py: 1 test(s) failed before the change, pass after it: "
+        "tests/test_calc.py::test_add_negative" in check["evidence"]
+    )
     assert snapshot(calc_repo) == before
     assert "coder-proof" not in git(calc_repo, "worktree", "list")
 
@@ -188,8 +191,11 @@ def test_a_step_that_skips_the_failing_test_and_deletes_a_passing_one_is_not_ver
     assert result.status != "verified"
 
 
+REMOVAL_TASK = "make add() add; the scale test is obsolete: remove it, and skip the add test"
+
+
 def test_tests_removed_on_purpose_are_checked_gone_and_named_for_the_judge(calc_repo, script):
-    from coder.loop.verifier import removed_on_purpose
+    from contracts import invariants as inv
     from contracts.validation import validate_plan
 
     removal = step(
@@ -202,10 +208,11 @@ def test_tests_removed_on_purpose_are_checked_gone_and_named_for_the_judge(calc_
     )
     compiled = validate_plan(plan(removal)["input"]).plan
     assert compiled is not None
-    assert removed_on_purpose(compiled.steps["drop-scale-test"]) == {
+    said = compiled.steps["drop-scale-test"].invariants
+    assert [p for i in said if isinstance(i, inv.TestsRemoved) for p in i.paths] == [
         "tests/test_calc.py::test_scale",
         "tests/test_calc.py::test_add",
-    }
+    ]
     result, _, events = run(
         calc_repo,
         script(
@@ -213,6 +220,7 @@ def test_tests_removed_on_purpose_are_checked_gone_and_named_for_the_judge(calc_
             {"tool": "edit_file", "input": SKIP_AND_DELETE},
             {"tool": "finish_step", "input": {"summary": "skip add, drop scale"}},
         ),
+        task=REMOVAL_TASK,
         max_revisions=0,
     )
     scale, add = verifications(events, "tests_removed")
@@ -230,6 +238,7 @@ def test_a_test_said_removed_that_still_runs_fails_the_check(calc_repo, script):
             {"tool": "edit_file", "input": keep},
             {"tool": "finish_step", "input": {"summary": "fixed"}},
         ),
+        task=REMOVAL_TASK,
         max_revisions=0,
     )
     [check] = verifications(events, "tests_removed")
@@ -237,10 +246,41 @@ def test_a_test_said_removed_that_still_runs_fails_the_check(calc_repo, script):
     assert "tests/test_calc.py::test_scale still runs (passed)" in check["evidence"]
 
 
+def test_a_model_cannot_waive_a_test_that_ran_at_the_base_by_declaring_it_removed(
+    calc_repo, script
+):
+    """Issue 32: a step deleted the task's own failing test and named it in `tests_removed`;
+    with nothing in the task asking for a removal it verified. Now the removal is refused,
+    and a plan the user wrote may still remove it."""
+    drop_add = step(
+        "drop-add-test",
+        ["tests/test_calc.py"],
+        [{"kind": "tests_removed", "paths": ["tests/test_calc.py::test_add"]}],
+    )
+    delete_add = {
+        "path": "tests/test_calc.py",
+        "old_text": "def test_add():\n    assert add(2, 3) == 5\n",
+        "new_text": "",
+    }
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(drop_add),
+            {"tool": "edit_file", "input": delete_add},
+            {"tool": "finish_step", "input": {"summary": "removed the failing test"}},
+        ),
+        max_revisions=0,
+    )
+    [check] = verifications(events, "tests_removed")
+    assert check["status"] == "failed"
+    assert "the task does not ask to remove them: tests/test_calc.py::test_add" in check["evidence"]
+    assert result.status != "verified"
+
+
 def test_a_js_test_file_stands_for_the_tests_in_it() -> None:
     """vitest and jest ids are `file > describe > test`: a file named by a proof holds them
     (the pathe live trial: a correct step was "missing after it" for want of this)."""
-    from coder.loop.proofs import outcome_of
+    from coder.verdict.proof import outcome_of
     from coder.verdict.run import TestRun
     from sandbox.running import CommandResult
     from summarizers.runners.reader import read_log
@@ -248,10 +288,25 @@ def test_a_js_test_file_stands_for_the_tests_in_it() -> None:
     data = Path(__file__).parents[2] / "summarizers" / "data" / "runners"
     log = (data / "vitest_verbose.log").read_text()
     run = TestRun("vitest", "vitest", CommandResult("vitest", 1, 1.0, log), read_log(log))
-    assert outcome_of("test/math.test.js", run) == "failed"
-    assert outcome_of("test/ok.test.js", run) == "passed"
-    assert outcome_of("test/ok.test.js > also good", run) == "passed"
-    assert outcome_of("test/gone.test.js", run) == "missing"
+    files = ["test/math.test.js", "test/ok.test.js", "test/gone.test.js"]
+    facts = run.facts()
+    assert outcome_of(target("vitest", "test/math.test.js", files), facts) == "failed"
+    assert outcome_of(target("vitest", "test/ok.test.js", files), facts) == "passed"
+    assert outcome_of(target("vitest", "test/ok.test.js > also good", files), facts) == "passed"
+    assert outcome_of(target("vitest", "test/gone.test.js", files), facts) == "missing"
+
+
+def target(runner: str, name: str, files: list[str]):
+    """What the runner module makes of one name in a project holding `files`."""
+    from summarizers.runners.names import Project, read_names
+    from summarizers.runners.table import runner_named
+
+    project = Project(frozenset(files))
+    names = read_names([name], project)
+    assert isinstance(names, list)
+    selected = runner_named(runner).select([], names, project)
+    [found] = selected.targets  # type: ignore[union-attr]
+    return found
 
 
 def test_cases_added_to_a_parametrize_decorator_change_the_test() -> None:
@@ -267,7 +322,7 @@ def test_cases_added_to_a_parametrize_decorator_change_the_test() -> None:
 
 
 def test_a_parameterized_test_is_each_of_its_generated_cases() -> None:
-    from coder.loop.proofs import outcome_of
+    from coder.verdict.proof import outcome_of
     from coder.verdict.run import TestRun
     from sandbox.running import CommandResult
     from summarizers.runners.reader import read_log
@@ -279,8 +334,9 @@ def test_a_parameterized_test_is_each_of_its_generated_cases() -> None:
         "FAILED t.py::T::test_date_1_2023_100 - AssertionError\n"
     )
     run = TestRun("pytest", "pytest", CommandResult("pytest", 1, 1.0, log), read_log(log))
-    assert outcome_of("t.py::T::test_date", run) == "failed"
-    assert outcome_of("t.py::T::test_date_other", run) == "passed"
+    assert outcome_of(target("pytest", "t.py::T::test_date", ["t.py"]), run.facts()) == "failed"
+    other = target("pytest", "t.py::T::test_date_other", ["t.py"])
+    assert outcome_of(other, run.facts()) == "passed"
 
 
 DROP_SCALE_TEST = {
@@ -307,7 +363,10 @@ def test_react_names_the_tests_the_task_asked_it_to_delete(calc_repo, script):
     """React mode has no invariants: its final_answer says which tests the task asked it to
     delete, the final check leaves those out and names them (py-migrate-storage)."""
     result, _, events = run(
-        calc_repo, react_dropping_scale(script, ["tests/test_calc.py"]), mode="react"
+        calc_repo,
+        react_dropping_scale(script, ["tests/test_calc.py"]),
+        task="make add() add, and delete the scale test",
+        mode="react",
     )
     [final] = verifications(events, "final_check")
     assert result.status == "verified", final["evidence"]

@@ -8,40 +8,36 @@ from pathlib import Path
 
 from calcrepo import FIX_ADD, plan, step
 from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthropic
-from tablerunners import registered
 
 from coder.loop.runner import RunOptions, run_task
 from coder.loop.scoping import command_for_paths, paths_briefing
 from coder.loop.trace import read_trace
-from summarizers.runners.commands import NODE_BIN_PATH, Scoped, scope_to_paths
+from summarizers.runners.commands import NODE_BIN_PATH
 
 COMPOSITE = "cd . && python -m pytest -q"
 NAMED = step("fix-add", ["calc.py"], [{"kind": "tests_pass", "paths": ["tests/test_calc.py"]}])
 
 
 def test_package_json_scripts_are_read_from_the_worktree(tmp_path, monkeypatch):
-    registered(monkeypatch, "jest")
     scripts = {"test": "jest --ci", "posttest": "eslint ."}
     (tmp_path / "package.json").write_text(json.dumps({"scripts": scripts}))
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "a.test.js").write_text("")
     run = command_for_paths("npm test --silent", ["test/a.test.js"], tmp_path)
-    scoped = scope_to_paths("npm test --silent", ["test/a.test.js"], scripts)
-    assert isinstance(scoped, Scoped) and scoped.runner == "jest"
-    assert run.command == scoped.command
+    assert run.runner == "jest"
     assert run.command.startswith(f"{NODE_BIN_PATH} jest ")
     assert run.command.endswith(" test/a.test.js")
     assert run.note == "the test command without the posttest hook `eslint .`"
 
 
 def test_a_command_with_no_runner_runs_whole_and_says_so(tmp_path, monkeypatch):
-    registered(monkeypatch, "pytest")
     (tmp_path / "package.json").write_text("{not json")
     run = command_for_paths("tox -e py311", ["tests/test_a.py"], tmp_path)
     assert run.command == "tox -e py311"
-    assert run.note.startswith("the whole test command ran, not just those paths: no test runner")
+    assert run.note.startswith("the whole test command ran, not just those tests: no test runner")
 
 
 def test_the_planner_is_shown_what_a_tests_pass_with_paths_runs(tmp_path, monkeypatch):
-    registered(monkeypatch, "pytest")
     assert paths_briefing(COMPOSITE, tmp_path) == (
         "A tests_pass with paths runs `cd . && python -m pytest -q <paths>`."
     )
@@ -59,7 +55,6 @@ def test_the_planner_is_shown_what_a_tests_pass_with_paths_runs(tmp_path, monkey
 def test_a_composite_test_command_verifies_a_step_naming_a_test_file(
     calc_repo, script, monkeypatch
 ):
-    registered(monkeypatch, "pytest")
     outcome = run_task(
         RunOptions(
             repo=calc_repo,
@@ -80,7 +75,6 @@ def test_a_composite_test_command_verifies_a_step_naming_a_test_file(
 
 
 def test_both_briefings_show_the_exact_command(calc_repo, monkeypatch):
-    registered(monkeypatch, "pytest")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     calls = [
         ("submit_plan", plan(NAMED)["input"]),
@@ -100,7 +94,10 @@ def test_both_briefings_show_the_exact_command(calc_repo, monkeypatch):
         ).result
         planner, executor = (_first_message(server.requests[i].body) for i in (0, 1))
     assert result.status == "verified", result.message
-    assert "A tests_pass with paths runs `cd . && python -m pytest -q <paths>`." in planner
+    assert (
+        "A tests_pass on `tests/test_calc.py` runs `cd . && python -m pytest -q "
+        "tests/test_calc.py`." in planner
+    )
     assert (
         'tests_pass {"paths": ["tests/test_calc.py"]}\n'
         "    runs: `cd . && python -m pytest -q tests/test_calc.py`"
@@ -115,7 +112,6 @@ def _first_message(body: dict) -> str:
 
 
 def test_a_composite_script_runs_only_its_runner(tmp_path: Path, monkeypatch):
-    registered(monkeypatch, "vitest")
     (tmp_path / "package.json").write_text(
         json.dumps({"scripts": {"test": "pnpm lint && vitest run --typecheck", "lint": "x"}})
     )

@@ -1,6 +1,8 @@
-"""A test that fails once and passes when run again on the same tree is flaky, not broken: the
-final check reruns a few new failures once and does not count the ones that pass (the dayjs
-replay: `dayjs()` and `moment()` a second apart under load failed a right change)."""
+"""A test that fails once and passes when run again is flaky, not broken: the final check
+reruns a few new failures once, on a fresh checkout of the same commit, and does not count the
+ones that pass (the dayjs replay: `dayjs()` and `moment()` a second apart under load failed a
+right change). A failure that only a file left by the first run makes pass is not flaky: the
+fresh checkout has no such file (issue 32: a deterministic failure waived as "flaky")."""
 
 from __future__ import annotations
 
@@ -17,12 +19,21 @@ from sandbox.confine import make_sandbox
 FLAKY = """from pathlib import Path
 
 SEEN = Path(__file__).parent / ".seen"
+SHARED = {"polluted": False}
+
+
+def test_a_pollutes():
+    SHARED["polluted"] = True
 
 
 def test_races_the_clock():
+    assert not SHARED["polluted"], "another test changed what this one reads"
+
+
+def test_state_file():
     first = not SEEN.exists()
     SEEN.touch()
-    assert not first, "a second boundary fell between the two clocks"
+    assert not first, "fails unless a file the first run made is there"
 
 
 def test_broken():
@@ -50,7 +61,9 @@ def test_a_test_that_passes_when_run_again_is_flaky_and_a_broken_one_is_not(tmp_
     assert failing == [
         "tests/test_clock.py::test_broken",
         "tests/test_clock.py::test_races_the_clock",
+        "tests/test_clock.py::test_state_file",
     ]
+    assert (repo / "tests" / ".seen").exists()
     again = passed_again(sandbox, repo, command, 120, failing)
     assert again == ["tests/test_clock.py::test_races_the_clock"]
 
@@ -59,7 +72,9 @@ def test_the_judge_does_not_count_a_flaky_test_and_names_it(tmp_path):
     repo = _repo(tmp_path)
     sandbox = make_sandbox("bwrap", repo)
     command = "python -m pytest -q -p no:cacheprovider"
-    (repo / "tests" / "test_clock.py").write_text(FLAKY.replace("assert 1 + 1 == 3", "pass"))
+    (repo / "tests" / "test_clock.py").write_text(
+        FLAKY.replace("assert 1 + 1 == 3", "pass").replace('SHARED["polluted"] = True', "pass")
+    )
     base = run_tests(sandbox, repo, command, 120)  # at the base: .seen absent, races... once
     (repo / "tests" / ".seen").unlink()
     now = run_tests(sandbox, repo, command, 120)
@@ -72,8 +87,8 @@ def test_the_judge_does_not_count_a_flaky_test_and_names_it(tmp_path):
         }
     )
     counted = judge(now.facts(), base_facts, final_policy())
-    assert not counted.passed and counted.counted == ["tests/test_clock.py::test_races_the_clock"]
+    assert not counted.passed and counted.counted == ["tests/test_clock.py::test_state_file"]
     forgiven = judge(now.facts(), base_facts, final_policy(flaky=counted.counted))
     assert forgiven.passed and forgiven.flaky == counted.counted
     detail = final_check_result(forgiven, now, "").detail
-    assert "flaky (failed, then passed when run again on the same tree" in detail
+    assert "flaky (failed, then passed when run again on a fresh checkout" in detail

@@ -13,11 +13,16 @@ from coder.verdict.judge import (
     Policy,
     SectionFailure,
     final_policy,
-    in_scope,
-    is_named,
     judge,
     step_policy,
 )
+from summarizers.runners.model import covered, spelled_target
+
+
+def T(*names: str) -> tuple:
+    """Names as coder's own spelling of ids covers them (what a runner module would give)."""
+    return tuple(spelled_target(n) for n in names)
+
 
 P, F, E, S, X = "passed", "failed", "error", "skipped", "xfailed"
 
@@ -128,8 +133,8 @@ ROWS = [
         BASE,
         True,
         True,
-        step_policy=step_policy(removed=["t::b"]),
-        final_policy=final_policy(removed=["t::b"]),
+        step_policy=step_policy(removed=T("t::b")),
+        final_policy=final_policy(removed=T("t::b")),
         said="removed on purpose",
     ),
     Row(
@@ -138,8 +143,8 @@ ROWS = [
         run(0, {"t::a": P, "u::c": P}),
         True,
         True,
-        step_policy=step_policy(removed=["t"]),
-        final_policy=final_policy(removed=["t"]),
+        step_policy=step_policy(removed=T("t")),
+        final_policy=final_policy(removed=T("t")),
     ),
     Row(
         "a path-scoped run misses only tests it could have selected",
@@ -147,7 +152,7 @@ ROWS = [
         run(0, {"t::a": P, "t::b": P, "u::c": P}),
         True,
         False,
-        step_policy=step_policy(scope=("t",)),
+        step_policy=step_policy(scope=T("t")),
     ),
     Row(
         "a path-scoped run still misses a test of its own file",
@@ -155,7 +160,7 @@ ROWS = [
         run(0, {"t::a": P, "t::b": P, "u::c": P}),
         False,
         False,
-        step_policy=step_policy(scope=("t",)),
+        step_policy=step_policy(scope=T("t")),
         said="t::b",
     ),
     Row(
@@ -179,7 +184,7 @@ ROWS = [
         BASE,
         False,
         True,
-        step_policy=step_policy(named=["t::old"]),
+        step_policy=step_policy(named=T("t::old")),
     ),
     Row(
         "all-old failures and no pass: nothing shows the step works",
@@ -310,7 +315,7 @@ def test_evidence_is_data() -> None:
     assert verdict.counted == ["t::new", "t::old"]
     assert verdict.changed_message == {"t::old": ("ValueError: x", "TypeError: y")}
     assert verdict.missing == ["t::b"]
-    assert verdict.new_failures == ["t::b"]
+    assert verdict.regressed == ["t::b"]
     assert verdict.already_failing == []
 
 
@@ -320,9 +325,10 @@ def test_nothing_tested_is_said() -> None:
 
 
 def test_names_and_scopes() -> None:
-    assert is_named("t.py::C::test", ["t.py::C"])
-    assert is_named("t.py::test[1-2]", ["t.py::test"])
-    assert is_named("tests/a/t.py::x", ["tests/a/"])
-    assert not is_named("t.py::test_b", ["t.py::test"])
-    assert in_scope("tests/t.py::x", ["tests/t.py"])
-    assert not in_scope("tests/u.py::x", ["tests/t.py"])
+    assert covered("t.py::C::test", T("t.py::C"))
+    assert covered("t.py::test[1-2]", T("t.py::test"))
+    assert covered("tests/a/t.py::x", T("tests/a/"))
+    assert not covered("t.py::test_b", T("t.py::test"))
+    assert covered("tests/t.py::x", T("tests/t.py"))
+    assert not covered("tests/u.py::x", T("tests/t.py"))
+    assert covered("test/a.test.js > adds > one", T("test/a.test.js > adds"))

@@ -3,29 +3,40 @@
 from __future__ import annotations
 
 from calcrepo import CALC
+from gitrepo import make_repo
 
-from coder.loop.verifier import named_by
+from coder.loop.scoping import command_for_paths, named_in_command
 from coder.verdict.evidence import step_head
-from coder.verdict.judge import is_named, judge, step_policy
+from coder.verdict.judge import judge, step_policy
 from coder.verdict.run import run_tests
 from sandbox.confine import make_sandbox
+from summarizers.runners.model import covered
 
 
-def test_paths_that_are_node_ids_name_tests_files_and_directories_do_not() -> None:
-    named = named_by(["tests", "tests/test_a.py", "tests/test_b.py::TestX"], None)
-    assert named == {"tests/test_b.py::TestX"}
-    assert is_named("tests/test_b.py::TestX::test_one", named)
-    assert is_named("tests/test_b.py::TestX", named)
-    assert not is_named("tests/test_b.py::TestXY::test_one", named)
-    assert not is_named("tests/test_a.py::test_one", named)
+def test_paths_that_are_test_ids_name_tests_files_and_directories_do_not(tmp_path) -> None:
+    repo = make_repo(tmp_path / "r", {"tests/test_a.py": "", "tests/test_b.py": ""})
+    paths = ["tests", "tests/test_a.py", "tests/test_b.py::TestX"]
+    selected = command_for_paths("python -m pytest", paths, repo)
+    named = [t for t in selected.targets if t.kind == "test"]
+    assert [t.name for t in named] == ["tests/test_b.py::TestX"]
+    assert covered("tests/test_b.py::TestX::test_one", named)
+    assert covered("tests/test_b.py::TestX", named)
+    assert not covered("tests/test_b.py::TestXY::test_one", named)
+    assert not covered("tests/test_a.py::test_one", named)
+    assert covered("tests/test_a.py::test_one", selected.targets)
 
 
 def test_an_invariants_own_command_names_the_ids_it_selects() -> None:
-    named = named_by([], "python -m pytest -q 'tests/test_a.py::test_p[1-2]' tests/test_c.py")
-    assert named == {"tests/test_a.py::test_p[1-2]"}
-    assert is_named("tests/test_a.py::test_p[1-2]", named)
-    assert named_by([], "pytest tests/test_b.py::test_y -k fast") == {"tests/test_b.py::test_y"}
-    assert is_named("tests/test_b.py::test_y[slow]", {"tests/test_b.py::test_y"})
+    named = named_in_command("python -m pytest -q 'tests/test_a.py::test_p[1-2]' tests/test_c.py")
+    assert [t.name for t in named] == ["tests/test_a.py::test_p[1-2]"]
+    assert covered("tests/test_a.py::test_p[1-2]", named)
+    one = named_in_command("pytest tests/test_b.py::test_y -k fast")
+    assert [t.name for t in one] == ["tests/test_b.py::test_y"]
+    assert covered("tests/test_b.py::test_y[slow]", one)
+    dotted = named_in_command("python -m unittest -v tests.test_b.TestY.test_z")
+    assert covered("tests.test_b.TestY.test_z", dotted)
+    js = named_in_command("npx jest test/a.test.js -t 'adds one'")
+    assert js == ()
 
 
 def test_a_passing_run_says_how_many_tests_it_saw_pass(calc_repo) -> None:

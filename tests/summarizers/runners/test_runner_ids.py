@@ -13,7 +13,7 @@ import pytest
 
 from summarizers.runners import pytest as pytest_runner
 from summarizers.runners.reader import read_log
-from summarizers.runners.registry import RUNNERS, load
+from summarizers.runners.table import RUNNERS, UnknownRunner, runner_named
 
 FAST = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 SUITE = """\
@@ -61,9 +61,12 @@ EXPECTED = {
 }
 
 
-def test_registry_loads_every_runner_module() -> None:
-    assert {"pytest", "unittest", "node-test"} <= set(load())
-    assert RUNNERS["pytest"].name == "pytest"
+def test_the_table_lists_every_runner_module_and_an_unknown_name_lists_them() -> None:
+    names = [r.name for r in RUNNERS]
+    assert names == ["pytest", "unittest", "node-test", "vitest", "jest", "mocha", "tap"]
+    assert runner_named("pytest").name == "pytest"
+    with pytest.raises(UnknownRunner, match="known: jest, mocha, node-test, pytest"):
+        runner_named("ava")
 
 
 def test_captured_output_that_prints_failed_is_not_a_failure(tmp_path: Path) -> None:

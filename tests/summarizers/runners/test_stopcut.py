@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from coder.verdict.stopflags import without_stop_flags
+from coder.verdict.run import package_scripts
+from summarizers.runners.stopcut import without_stop_flags
 
 
 @pytest.mark.parametrize(
@@ -80,10 +81,11 @@ def test_a_flag_that_cannot_be_cut_safely_is_reported(command: str, kept: list[s
 def test_a_stop_flag_inside_an_npm_script_is_reported(tmp_path: Path) -> None:
     scripts = {"test": "jest --bail", "unit": "mocha -b test/"}
     (tmp_path / "package.json").write_text(json.dumps({"scripts": scripts}))
-    assert without_stop_flags("npm test --silent", tmp_path).kept == [
+    found = package_scripts(tmp_path)
+    assert without_stop_flags("npm test --silent", found).kept == [
         "--bail (in the package.json script 'test')"
     ]
-    assert without_stop_flags("yarn run unit", tmp_path).kept == [
+    assert without_stop_flags("yarn run unit", found).kept == [
         "-b (in the package.json script 'unit')"
     ]
-    assert without_stop_flags("npm test", tmp_path / "nowhere").kept == []
+    assert without_stop_flags("npm test", package_scripts(tmp_path / "nowhere")).kept == []

@@ -1,0 +1,146 @@
+"""The proof that a step's tests would have caught the bug, judged: pure, like the judge.
+
+`tests_fail_before` runs one selection twice: on the code as it was before the step (with the
+step's test files laid over it) and on the step's tree. The run after must pass as a
+`tests_pass` on the same names passes (`after`, the judge's verdict against the baseline: a
+test red at the base for another reason is discounted there, and so here). Then each name:
+
+- a test named by id must fail (or error, or sit in a file that failed to load) before, and
+  pass after;
+- a file or directory stands for the tests the step added or changed in it (found in the
+  sources by `summarizers.runners.testdefs`; every test in it where the source cannot be
+  read): at least one of those must have failed before and passed after. A test that passed
+  before too proves nothing; a test red at the base that is still red after is the judge's
+  to discount, not a proof;
+- a run whose runner names no test by id proves by its exit: red before, green after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from coder.verdict.judge import Facts, Verdict
+from summarizers.runners.model import FAILING, PASSED, Target
+from summarizers.runners.testdefs import matches
+
+Titles = Sequence[tuple[str, ...]]
+
+VACUOUS = "passed before the change too: it would not have caught the bug"
+IDS_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class ProofVerdict:
+    proven: bool
+    lines: list[str]
+    after_failed: bool
+    """The run after the step is what failed (its log is the one to show)."""
+
+
+def judge_proof(
+    before: Facts,
+    after: Verdict,
+    targets: Sequence[Target],
+    changed: Mapping[str, Titles | None] | None = None,
+) -> ProofVerdict:
+    """`changed`: target name -> the title paths of the tests the step added or changed in
+    its files (None, or a name absent: not known; every test in it stands in)."""
+    now = after.now
+    lines: list[str] = []
+    proven = True
+    if not now.outcomes and not before.outcomes:
+        return _by_exit(before, after)
+    for target in targets:
+        if target.kind == "test":
+            ok, line = _named_test(target, before, now)
+        else:
+            ok, line = _stand_in(target, before, now, (changed or {}).get(target.name))
+        proven &= ok
+        lines.append(line)
+    if not after.passed:
+        proven = False
+        what = ", ".join(after.counted[:IDS_SHOWN] + after.missing[:IDS_SHOWN])
+        lines.append(
+            "the run after the change does not pass as a tests_pass on the same names would"
+            + (f": {what}" if what else "")
+        )
+    return ProofVerdict(proven, lines, not after.passed or any("after it" in x for x in lines))
+
+
+def outcome_of(target: Target, run: Facts) -> str:
+    """passed | failed | skipped | missing: what the run says of the tests a name covers. A
+    file that failed to load fails every test in it; a run killed at its limit failed."""
+    own = [o for t, o in run.outcomes.items() if target.covers(t)]
+    holders = [o for t, o in run.outcomes.items() if t in target.holders]
+    if any(o in FAILING for o in own + holders) or run.timed_out:
+        return "failed"
+    if own and all(o == PASSED for o in own):
+        return "passed"
+    if own:
+        return "skipped"
+    return "missing"
+
+
+def _named_test(target: Target, before: Facts, now: Facts) -> tuple[bool, str]:
+    was, after = outcome_of(target, before), outcome_of(target, now)
+    name = target.name
+    if was == "passed":
+        return False, f"{name}: {VACUOUS}"
+    if was in ("skipped", "missing"):
+        return False, f"{name}: did not run before the change ({was}), so it proves nothing"
+    if after != "passed":
+        return False, f"{name}: failed before the change as it should, but {after} after it"
+    return True, f"{name}: failed before the change, passes after it"
+
+
+def _stand_in(target: Target, before: Facts, now: Facts, titles: Titles | None) -> tuple[bool, str]:
+    """A file or directory: the step's tests in it that pass now and failed before."""
+    name = target.name
+    covered = sorted(t for t in now.outcomes if target.covers(t))
+    if not covered:
+        return False, f"{name}: no test in it ran after the change, so it proves nothing"
+    if titles is not None and not titles:
+        return False, (
+            f"{name}: the step added or changed no test in it; name the tests by id "
+            "(`file::test`, `file > describe > test`) or add the test in this step"
+        )
+    if titles:
+        mine = [t for t in covered if any(matches(t, title) for title in titles)]
+        covered = mine or covered
+    failed_holders = [h for h, o in before.outcomes.items() if o in FAILING and h in target.holders]
+    proving = [
+        t
+        for t in covered
+        if now.outcomes[t] == PASSED
+        and (
+            before.outcomes.get(t) in FAILING
+            or before.timed_out
+            or any(t == h or t.startswith(h) for h in failed_holders)
+        )
+    ]
+    if proving:
+        shown = ", ".join(proving[:IDS_SHOWN]) + (
+            f" (+{len(proving) - IDS_SHOWN} more)" if len(proving) > IDS_SHOWN else ""
+        )
+        return (
+            True,
+            f"{name}: {len(proving)} test(s) failed before the change, pass after it: {shown}",
+        )
+    vacuous = [t for t in covered if now.outcomes[t] == PASSED]
+    if vacuous:
+        more = f" (+{len(vacuous) - IDS_SHOWN} more)" if len(vacuous) > IDS_SHOWN else ""
+        return False, "\n".join(f"{t}: {VACUOUS}" for t in vacuous[:IDS_SHOWN]) + more
+    return False, f"{name}: no test in it passes after the change"
+
+
+def _by_exit(before: Facts, after: Verdict) -> ProofVerdict:
+    """No test named by id on either side (a runner coder does not read): the runs' exits."""
+    head = "judged by exit status (the runner names no test by id): "
+    if not before.red:
+        return ProofVerdict(False, [head + "it passed before the change too: " + VACUOUS], False)
+    if not after.passed:
+        line = head + f"it failed before the change (exit {before.exit_code}), and after it too"
+        return ProofVerdict(False, [line], True)
+    line = head + f"it failed before the change (exit {before.exit_code}) and passes after it"
+    return ProofVerdict(True, [line], False)
