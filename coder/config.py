@@ -157,7 +157,7 @@ def detect_test_cmd(repo: Path, checkout: Path | None = None) -> str | None:
     scripts = package.get("scripts")
     test = scripts.get("test") if isinstance(scripts, dict) else None
     if isinstance(test, str) and test and "no test specified" not in test:
-        return _SCRIPT_TEST.get(_package_manager(package), "npm test --silent")
+        return _SCRIPT_TEST.get(_package_manager(package), "npm test")
     venv_python = Path(".venv", "bin", "python")
     python = str(venv_python) if ((checkout or repo) / venv_python).exists() else "python"
     if _has_any(repo, ["test_*.py", "*_test.py", "conftest.py"]):

@@ -4,9 +4,8 @@ and `select` replaces trailing path arguments with the names as written."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.model import spelled_target
@@ -20,6 +19,7 @@ class TableRunner:
     module: str | None = None
     subcommands: tuple[str, ...] = ()
     artifacts: tuple[str, ...] = ()
+    config_files: tuple[str, ...] = ()
     setup: RunSetup = RunSetup()
 
     def sniff(self, lines: list[str]) -> float:

@@ -15,11 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from coder.loop.base_probe import BaseProbe, judged_with_base_parts
 from coder.loop.baseline import Baseline
-from coder.loop.proofs import tree_sandbox
 from coder.loop.scoping import command_for_paths
+from coder.loop.tree_sandbox import tree_sandbox
 from coder.verdict.evidence import final_check as final_check_result
-from coder.verdict.judge import final_policy, judge
+from coder.verdict.judge import final_policy
 from coder.verdict.run import TestRun, run_tests
 from contracts.result import FinalCheck
 from sandbox.checkpoint import Checkpoints
@@ -83,6 +84,7 @@ def final_check(
     timeout_s: float,
     reuse: TestRun | None = None,
     removed: tuple[Target, ...] = (),
+    probe: BaseProbe | None = None,
 ) -> FinalCheck:
     if not base.command:
         return FinalCheck(
@@ -93,11 +95,12 @@ def final_check(
     run = reuse or run_tests(sandbox, root, base.command, timeout_s)
     reused = " (the last step's run of it on this same tree)" if reuse else ""
     now, then = run.facts(), base.facts()
-    verdict = judge(now, then, final_policy(removed))
+    verdict = judged_with_base_parts(now, then, final_policy(removed), probe)
     if not verdict.passed and verdict.counted and not verdict.missing and not verdict.timed_out:
         again = passed_again(sandbox, root, base.command, timeout_s, verdict.counted)
         if again:
-            verdict = judge(now, then, final_policy(removed, flaky=again))
+            policy = final_policy(removed, flaky=again)
+            verdict = judged_with_base_parts(now, then, policy, probe)
     return final_check_result(verdict, run, reused)
 
 

@@ -230,6 +230,7 @@ def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
         cmd_timeout_s=command_timeout(rt.limits, rt.state),
         protected=rt.protected,
         baseline=rt.baseline,
+        probe=rt.probe,
         removal_allowed=removal_reason(rt.task, _plan_by_user(rt)),
     )
 

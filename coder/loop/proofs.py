@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 
-from coder.config import ConfigError, load_repo_config
 from coder.loop.scoping import PathsRun, command_for_paths, project_of, targets_for
+from coder.loop.tree_sandbox import tree_sandbox
 from coder.loop.verifier import (
     EVIDENCE_BUDGET,
     Check,
@@ -31,8 +30,7 @@ from coder.verdict.proof import judge_proof, outcome_of
 from coder.verdict.run import TestRun, run_tests
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
-from sandbox.confine import Sandbox
-from sandbox.proof_tree import read_overlay, sandbox_like, tree_at
+from sandbox.proof_tree import read_overlay, tree_at
 from summarizers.ast_scope import extract_symbols, language_for
 from summarizers.logs import compact_log
 from summarizers.runners.names import TEST
@@ -124,16 +122,6 @@ def _run_before(selection: PathsRun, step: CompiledStep, env: VerifyEnv) -> Test
         if isinstance(sandbox, str):
             return sandbox
         return run_tests(sandbox, tree, selection.command, env.cmd_timeout_s)
-
-
-def tree_sandbox(tree: Path, like: Sandbox, test_cmd: str | None) -> Sandbox | str:
-    """A sandbox like the run's for a throwaway tree of the repository (a proof's, a flaky
-    rerun's), with the repository configuration's `include`; or why it could not be made."""
-    try:
-        include = load_repo_config(tree).include or []
-    except ConfigError:
-        include = []
-    return sandbox_like(tree, like, include, test_cmd)
 
 
 _REMOVAL = re.compile(

@@ -23,6 +23,7 @@ from coder.config import (
 )
 from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
+from coder.loop.base_probe import BaseProbe
 from coder.loop.baseline import Baseline, BaselineUnrunnable, raised_limit, run_baseline
 from coder.loop.context import BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, reusable_run, unchanged_check
@@ -366,6 +367,7 @@ def _runtime(
         base_commit=workspace.base_commit,
         allow_unverified=options.allow_unverified,
         allow_no_tests=options.allow_no_tests,
+        probe=BaseProbe(workspace.path, workspace.base_commit, sandbox, limits.cmd_timeout_s),
     )
 
 
@@ -505,7 +507,7 @@ def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
     if final is None:
         with rt.state.spent.clock("final_check_s"):
             final = final_check(
-                rt.sandbox, rt.root, base, rt.limits.cmd_timeout_s, reuse, _removed(rt)
+                rt.sandbox, rt.root, base, rt.limits.cmd_timeout_s, reuse, _removed(rt), rt.probe
             )
     rt.trace.emit(
         "verification",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from coder.loop.base_probe import BaseProbe
 from coder.loop.baseline import Baseline
 from coder.loop.state import Limits, RunState
 from coder.loop.trace import TraceWriter
@@ -56,6 +57,9 @@ class Runtime:
     """False (--no-revise): a step that fails verification ends the run."""
     approval: Approval | None = None
     """Set with --approve: every plan version is shown to a person before it runs."""
+    probe: BaseProbe | None = None
+    """Runs a part of the test command at the base where the baseline's log says nothing of
+    it (a lint hook npm did not reach there)."""
 
     def budget_left(self) -> str:
         s, lim = self.state, self.limits

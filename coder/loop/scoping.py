@@ -9,6 +9,7 @@ are shown exactly the command the harness will run, and a proof runs exactly the
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 from collections.abc import Sequence
@@ -118,6 +119,15 @@ def named_in_command(command: str) -> tuple[Target, ...]:
             else:
                 out.append(spelled_target(word))
     return tuple(out)
+
+
+def runner_configuration(command: str | None, root: Path, paths: Sequence[str]) -> list[str]:
+    """Which of `paths` change how the command's runners run or report tests."""
+    if not command:
+        return []
+    found = runners_in(command, package_scripts(root))
+    globs = [g for r in found for g in r.config_files]
+    return [p for p in paths if any(fnmatch.fnmatchcase(p.rsplit("/", 1)[-1], g) for g in globs)]
 
 
 def artifacts_of(command: str | None, root: Path) -> tuple[str, ...]:

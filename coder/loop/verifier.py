@@ -15,12 +15,18 @@ from typing import Any
 import regex
 
 from coder.config import CONFIG_TABLE, config_table
+from coder.loop.base_probe import BaseProbe, judged_with_base_parts
 from coder.loop.baseline import Baseline
-from coder.loop.scoping import command_for_paths, named_in_command, targets_for
+from coder.loop.scoping import (
+    command_for_paths,
+    named_in_command,
+    runner_configuration,
+    targets_for,
+)
 from coder.loop.secrets import SecretScan
 from coder.tools.textfile import NotText, decode_file
 from coder.verdict.evidence import environmental, step_head
-from coder.verdict.judge import Verdict, judge, step_policy
+from coder.verdict.judge import Verdict, step_policy
 from coder.verdict.run import TestRun, run_tests
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
@@ -90,6 +96,8 @@ class VerifyEnv:
     """Tests red before the run do not fail a step unless its invariant names them by id."""
     runs: list[TestRun] = field(default_factory=list)
     """The test runs this step's checks made so far (a proof reuses one that ran its tests)."""
+    probe: BaseProbe | None = None
+    """Runs a part of the test command at the base where the baseline's log says nothing."""
     removal_allowed: str = ""
     """Why tests that ran at the base may be removed (the task asks for it, the user wrote
     the plan), in words for the evidence; empty: they may not."""
@@ -227,8 +235,17 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
     run = run_tests(env.sandbox, env.root, command, env.cmd_timeout_s)
     base = env.baseline.facts() if env.baseline else None
     policy = step_policy(named, removed_on_purpose(step, env), scope)
-    verdict = judge(run.facts(), base, policy)
-    evidence = "\n".join(line for line in (step_head(verdict), said, run.note()) if line)
+    whole = not invariant.command and not invariant.paths
+    verdict = judged_with_base_parts(run.facts(), base, policy, env.probe if whole else None)
+    changed = [c.path for c in env.checkpoints.changes_since(env.checkpoint_sha)]
+    configured = runner_configuration(command, env.root, changed)
+    how = (
+        f"the step changed how the tests run: {', '.join(configured)} (each test's outcome is "
+        "read by the harness itself, not from reports these files can rewrite)"
+        if configured
+        else ""
+    )
+    evidence = "\n".join(line for line in (step_head(verdict), said, how, run.note()) if line)
     if not verdict.passed and run.result.output.strip():
         evidence += (
             "\n"

@@ -69,8 +69,16 @@ def step_head(verdict: Verdict) -> str:
     lines += _base_red_lines(verdict)
     if verdict.removed:
         lines.append(f"removed on purpose (not counted): {ids(verdict.removed)}")
-    lines += _environment_lines(verdict)
+    lines += _environment_lines(verdict) + _unread_lines(verdict)
     return "\n".join(lines)
+
+
+def _unread_lines(verdict: Verdict) -> list[str]:
+    """Said when no runner coder reads printed the results: the exit status judged."""
+    now = verdict.now
+    if now.readers or now.outcomes or now.timed_out:
+        return []
+    return ["no test runner coder reads printed these results: judged by the exit status"]
 
 
 def final_detail(verdict: Verdict, reused: str = "") -> str:
@@ -96,6 +104,8 @@ def final_detail(verdict: Verdict, reused: str = "") -> str:
         lines = [f"exit {now.exit_code}, but every failing test already failed at the base{reused}"]
     elif verdict.flaky:
         lines = [f"exit {now.exit_code}, and every failing test was flaky{reused}"]
+    elif verdict.base_red_sections:
+        lines = [f"exit {now.exit_code}, only from parts of the command red at the base{reused}"]
     elif verdict.base_exit == now.exit_code:
         lines = [f"exit {now.exit_code}, as at the base{reused}"]
     else:
@@ -111,7 +121,7 @@ def final_detail(verdict: Verdict, reused: str = "") -> str:
         )
     if verdict.passed and now.nothing_ran:
         lines.append("nothing was tested: the test command ran no test")
-    lines += _environment_lines(verdict)
+    lines += _environment_lines(verdict) + _unread_lines(verdict)
     return "\n".join(lines)
 
 

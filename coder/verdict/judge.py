@@ -44,6 +44,10 @@ class SectionFailure:
     name: str
     errors: tuple[str, ...] = ()
     exit_code: int | None = None
+    command: str = ""
+    """The part's own command where the log names it: what a probe of the base runs."""
+    script: bool = False
+    """It ran as a package.json script."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,9 @@ class Facts:
     environment: tuple[str, ...] = ()
     """One line per failure of the sandbox's making (a read-only path, the network)."""
     output_dropped: bool = False
+    readers: tuple[str, ...] = ()
+    """The runner modules that read the run's output; none: no runner coder knows printed its
+    results, and the run is judged by its exit status (and a counts line, where it prints one)."""
 
     @property
     def failing(self) -> list[str]:

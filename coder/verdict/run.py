@@ -19,7 +19,7 @@ from sandbox.confine import CommandResult, Sandbox
 from sandbox.pipestatus import with_pipeline_status
 from summarizers.logformats.prep import prepare
 from summarizers.repofiles import read_beneath
-from summarizers.runners.commands import mark_sections, with_listing
+from summarizers.runners.commands import mark_sections, with_listing, with_script_banners
 from summarizers.runners.model import FAILING, PASSED, TestLog
 from summarizers.runners.reader import read_lines
 from summarizers.runners.stopcut import without_stop_flags
@@ -57,6 +57,12 @@ def stop_flags_out(command: str, root: Path) -> Transformed:
     return Transformed(cut.command, said, True, cut.removed, cut.kept)
 
 
+def script_banners(command: str, root: Path) -> Transformed:
+    """npm prints which script runs only when not told to be silent: a red lint hook is then a
+    section of its own, judged against the base by itself."""
+    return Transformed(with_script_banners(command), "", shown=False)
+
+
 def every_test_named(command: str, root: Path) -> Transformed:
     """A runner the command invokes directly reports every test by id (`Runner.listing`)."""
     return Transformed(with_listing(command), "", shown=False)
@@ -78,6 +84,7 @@ def pipeline_status(command: str, root: Path) -> Transformed:
 
 TRANSFORMS: tuple[Transform, ...] = (
     stop_flags_out,
+    script_banners,
     every_test_named,
     section_marks,
     runner_setup,
@@ -172,6 +179,7 @@ class TestRun:
             section_failures=tuple(self._section_failures()),
             environment=tuple(self.environment),
             output_dropped=result.dropped_bytes > 0,
+            readers=tuple(dict.fromkeys(s.runner for s in self.log.sections if s.runner)),
         )
 
     def _dropped_text(self) -> bool:
@@ -184,7 +192,7 @@ class TestRun:
             return []
         sections = self.log.sections
         found = [
-            SectionFailure(s.name, tuple(s.errors), s.exit_code)
+            SectionFailure(s.name, tuple(s.errors), s.exit_code, s.command, s.script)
             for s in sections
             if not s.failing
             and (
@@ -222,6 +230,15 @@ def run_tests(
         removed += step.removed
         kept += step.kept
     result = sandbox.run(running, cwd=root, timeout_s=timeout_s, env={**SETUP_ENV, **(env or {})})
+    refused = {
+        k: v
+        for r in RUNNERS
+        if r.setup.refused and r.setup.refused in result.output
+        for k, v in r.setup.fallback.items()
+    }
+    if refused and not result.timed_out:
+        again = {**SETUP_ENV, **refused, **(env or {})}
+        result = sandbox.run(running, cwd=root, timeout_s=timeout_s, env=again)
     result = replace(result, command=shown)
     return read_run(command, shown, result, notes=notes, removed=removed, kept=kept)
 

@@ -59,6 +59,10 @@ class RunSetup:
 
     env: Mapping[str, str] = field(default_factory=dict)
     prelude: str = ""
+    refused: str = ""
+    """Output that says the setup itself failed (a plugin the command's own environment could
+    not import); the run is made again with `fallback` over `env`."""
+    fallback: Mapping[str, str] = field(default_factory=dict)
 
 
 class Runner(Protocol):
@@ -71,6 +75,12 @@ class Runner(Protocol):
     def artifacts(self) -> tuple[str, ...]:
         """What its runs write into the tree (gitignore-style patterns: `.tap/`,
         `coverage/`): never the model's doing, never committed, never a scratch file."""
+        ...
+
+    @property
+    def config_files(self) -> tuple[str, ...]:
+        """File names (globs) that change how it runs and reports tests (`conftest.py`,
+        `jest.config.*`): a step that changes one has it named in its evidence."""
         ...
 
     @property

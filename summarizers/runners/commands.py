@@ -94,6 +94,33 @@ def runners_in(
     return list(found.values())
 
 
+_QUIET = frozenset({"--silent", "-s", "--loglevel=silent", "--quiet", "-q"})
+
+
+def with_script_banners(command: str) -> str:
+    """`command` with `--silent` (and the like) taken out of its package-manager script calls
+    (`npm test --silent`): the banners npm prints before each script (`> pkg@1.0.0 posttest`,
+    `> eslint .`) are what tells a red lint hook from a red test runner in the log. Only words
+    written plainly before the script's own arguments (`--`) are taken out."""
+    items = parse(command)
+    if not items:
+        return command
+    cuts: list[tuple[int, int]] = []
+    for item in items:
+        for simple in item.pipeline.commands:
+            argv = simple.argv
+            if not argv or not isinstance(script_call(argv, {"test": ""}), tuple):
+                continue
+            for word in simple.words[1:]:
+                if word.text == "--":
+                    break
+                if word.plain and word.text in _QUIET:
+                    cuts.append((word.start, word.end))
+    for start, end in sorted(cuts, reverse=True):
+        command = command[:start].rstrip(" \t") + command[end:]
+    return command
+
+
 def direct_runner(
     argv: list[str], runners: Iterable[Runner] | None = None
 ) -> tuple[Runner, int] | None:

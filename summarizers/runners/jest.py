@@ -56,6 +56,7 @@ _NO_TESTS = re.compile(r"^No tests found\b")
 
 class Jest:
     name = "jest"
+    config_files = ("jest.config.*", "package.json", "jest.setup.*")
     artifacts = ("coverage/", "junit.xml", "*.tsbuildinfo")
     setup = RunSetup()
 

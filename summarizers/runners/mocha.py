@@ -45,6 +45,7 @@ _NO_TESTS = re.compile(r"^Error: No test files found\b|^\s*0 passing\b")
 
 class Mocha:
     name = "mocha"
+    config_files = (".mocharc*", "package.json")
     artifacts = (".nyc_output/", "coverage/", "mochawesome-report/")
     setup = RunSetup()
 

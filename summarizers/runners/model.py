@@ -58,6 +58,10 @@ class Section:
     """[start, end) line indices of the section in the prepared log."""
     counts: dict[str, int] = field(default_factory=dict)
     """What the runner's own summary line says (`passed`, `failed`, ...); empty when none."""
+    command: str = ""
+    """The part's own command where the log names it; empty otherwise."""
+    script: bool = False
+    """It ran as a package.json script (npm puts `node_modules/.bin` on its PATH)."""
     all_listed: bool = False
     """Every test the section ran is in `outcomes` (a structured report, or a log whose
     per-test lines add up to the runner's own counts): only then does a test absent from it

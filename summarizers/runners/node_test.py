@@ -40,6 +40,7 @@ _SEPARATOR = " > "
 
 class NodeTest:
     name = "node-test"
+    config_files = ("package.json",)
     artifacts = ("coverage/", ".nyc_output/")
     setup = RunSetup()
 

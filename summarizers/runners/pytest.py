@@ -13,9 +13,11 @@ read them the same way).
 from __future__ import annotations
 
 import io
+import json
 import posixpath
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from xml.etree import ElementTree
 
 from summarizers.logformats import pytest_log
@@ -55,19 +57,31 @@ _WITH_VALUE = frozenset(
 _STOP_FLAGS = ("-x", "--exitfirst", "--sw", "--stepwise", "--sw-skip", "--stepwise-skip")
 JUNIT_FILE = "pytest-junit.xml"
 """The report's file name in the command's reports directory."""
+OUTCOMES_FILE = "pytest-outcomes.jsonl"
+"""What the harness's own plugin (pytest_plugin/coder_outcomes.py) writes there."""
+_PLUGIN = Path(__file__).with_name("pytest_plugin") / "coder_outcomes.py"
 SETUP = RunSetup(
     env={
         "PYTEST_ADDOPTS": "-p no:cacheprovider --continue-on-collection-errors --maxfail=0 "
-        "-o junit_family=xunit1"
+        "-o junit_family=xunit1",
+        "CODER_PYTEST_PLUGIN": _PLUGIN.read_text(encoding="utf-8"),
     },
     prelude=(
         'if [ -n "${CODER_REPORTS:-}" ]; then export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} '
-        f'--junitxml=$CODER_REPORTS/{JUNIT_FILE}"; fi'
+        f'--junitxml=$CODER_REPORTS/{JUNIT_FILE}"; '
+        'if [ -n "${CODER_PYTEST_PLUGIN:-}" ] && mkdir -p "$CODER_REPORTS/.plugins" && '
+        'printf "%s" "$CODER_PYTEST_PLUGIN" > "$CODER_REPORTS/.plugins/coder_outcomes.py"; then '
+        'export PYTHONPATH="$CODER_REPORTS/.plugins${PYTHONPATH:+:$PYTHONPATH}" '
+        'PYTEST_ADDOPTS="$PYTEST_ADDOPTS -p coder_outcomes"; fi; fi'
     ),
+    refused='Error importing plugin "coder_outcomes"',
+    fallback={"CODER_PYTEST_PLUGIN": ""},
 )
 """Every test runs even when a file fails to import or the repository's own configuration
 says `-x` (a later `--maxfail` wins), each test's file is named in the JUnit report, and the
-report is written where the harness reads it."""
+harness's plugin records each test's own outcome, which a `conftest.py` cannot rewrite; all
+written where the harness reads them. A command that sets its own `PYTHONPATH` cannot import
+the plugin: it runs again without it (the JUnit report stands in)."""
 _NO_TESTS = re.compile(r"\bno tests ran\b|\bcollected 0 items\b|\bfile or directory not found\b")
 _TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test|conftest)\.py$")
 _TEST_DIR = re.compile(r"(?:^|/)tests?/")
@@ -75,6 +89,7 @@ _TEST_DIR = re.compile(r"(?:^|/)tests?/")
 
 class Pytest:
     name = "pytest"
+    config_files = ("conftest.py", "pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml")
     artifacts = (".pytest_cache/", "__pycache__/", ".coverage", ".coverage.*", "htmlcov/")
     setup = SETUP
 
@@ -165,6 +180,11 @@ class Pytest:
         )
 
     def read_report(self, reports: Mapping[str, bytes]) -> dict[str, str] | None:
+        """The plugin's record where the session finished (a test's own outcome, whatever a
+        conftest made of its report), else the JUnit XML."""
+        own = reports.get(OUTCOMES_FILE)
+        if own is not None and (outcomes := read_outcomes(own)) is not None:
+            return outcomes
         data = reports.get(JUNIT_FILE)
         return None if data is None else read_junit(data)
 
@@ -223,6 +243,27 @@ def stopped_early(lines: list[str]) -> str | None:
             if _COLLECTION.match(said):
                 return f"pytest stopped at collection ({said.removeprefix('Interrupted: ')})"
     return None
+
+
+def read_outcomes(data: bytes) -> dict[str, str] | None:
+    """Test id -> outcome from the plugin's lines (the worst where a test has several: an
+    error in teardown after a pass); None unless the session finished (a run killed, or a
+    test that closed the file, leaves no complete record)."""
+    outcomes: dict[str, str] = {}
+    finished = False
+    for line in data.decode("utf-8", "replace").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(record, dict):
+            return None
+        ident, outcome = str(record.get("id", "")), str(record.get("outcome", ""))
+        if not ident:
+            finished = finished or outcome == "finished"
+        elif outcome in (PASSED, FAILED, ERROR, SKIPPED, XFAILED):
+            _record(outcomes, ident, outcome)
+    return outcomes if finished else None
 
 
 def read_junit(data: bytes) -> dict[str, str] | None:

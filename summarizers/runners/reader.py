@@ -98,6 +98,8 @@ def _section(span: Span, lines: list[str], runner: Runner | None, reading: Readi
         start=span.start,
         end=span.end,
         counts=dict(reading.counts),
+        command=span.command,
+        script=span.script,
         all_listed=_all_listed(reading),
     )
 

@@ -14,7 +14,7 @@ what the output looks like. A section's exit status is filled in where the log s
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from summarizers.runners.model import BUILD, HOOK, LINT, OTHER, SECTION_MARK, TESTS, TYPECHECK
 
@@ -26,6 +26,10 @@ class Span:
     start: int
     end: int
     exit_code: int | None = None
+    command: str = ""
+    """The part's own command, where the log names it (a mark, npm's `> eslint .` line)."""
+    script: bool = False
+    """It ran as a package.json script (its `node_modules/.bin` on PATH)."""
 
 
 _NPM_BANNER = re.compile(r"^> (\S+@\S*|\S+) (\S+)(?: (/\S*))?$")
@@ -68,6 +72,7 @@ _HOOK_NAMES = re.compile(r"^(?:pre|post)[\w:-]+$|^(?:prepare|prepublish\w*|insta
 def split_sections(lines: list[str]) -> list[Span]:
     """The log's sections in order, covering every line; one section when nothing splits it."""
     starts: list[tuple[int, str, str]] = []  # (line, name, script)
+    commands: dict[int, str] = {}
     session_in_current = False
     i = 0
     while i < len(lines):
@@ -76,6 +81,7 @@ def split_sections(lines: list[str]) -> list[Span]:
         if found is not None:
             name, script, width = found
             starts.append((i, name, script))
+            commands[i] = name.split(": ", 1)[1] if script and ": " in name else name
             session_in_current = False
             i += width
             continue
@@ -96,7 +102,10 @@ def split_sections(lines: list[str]) -> list[Span]:
         body = lines[start:end]
         kind = section_kind(name, script, body)
         exit_code = _exit_code(body, name.split(": ", 1)[0])
-        spans.append(Span(name or _content_name(body), kind, start, end, exit_code))
+        command = commands.get(start, "") if name else ""
+        spans.append(
+            Span(name or _content_name(body), kind, start, end, exit_code, command, bool(script))
+        )
     return _npm_failures(lines, spans)
 
 
@@ -196,6 +205,6 @@ def _npm_failures(lines: list[str], spans: list[Span]) -> list[Span]:
     out = []
     for span in spans:
         if span.name.startswith(f"{failed}: ") and span.exit_code is None:
-            span = Span(span.name, span.kind, span.start, span.end, code if code is not None else 1)
+            span = replace(span, exit_code=code if code is not None else 1)
         out.append(span)
     return out

@@ -86,6 +86,7 @@ _NO_TESTS = re.compile(r"\bNo tests? found\b|^# No tests run\b", re.IGNORECASE)
 
 class Tap:
     name = "tap"
+    config_files = (".taprc", "package.json")
     artifacts = (".tap/", ".nyc_output/", "coverage/")
     setup = RunSetup()
 

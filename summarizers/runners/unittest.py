@@ -45,6 +45,7 @@ _NO_TESTS = re.compile(r"^Ran 0 tests\b|^NO TESTS RAN$")
 
 class Unittest:
     name = "unittest"
+    config_files = ("__init__.py",)
     artifacts = ("__pycache__/", ".coverage", ".coverage.*")
     setup = RunSetup()
 
@@ -122,7 +123,12 @@ class Unittest:
         return Selected(self.listing(new), tuple(targets))
 
     def listing(self, args: list[str]) -> list[str]:
-        return args if "-v" in args or "--verbose" in args else ["-v", *args]
+        """`-v`, after `discover` where the command has it (unittest reads `discover` only as
+        its first argument)."""
+        if "-v" in args or "--verbose" in args:
+            return args
+        at = 1 if args[:1] == ["discover"] else 0
+        return [*args[:at], "-v", *args[at:]]
 
     def is_test_file(self, path: str) -> bool:
         return bool(re.search(r"(?:^|/)test[^/]*\.py$", path))

@@ -53,6 +53,7 @@ _NO_TESTS = re.compile(r"^No test files found\b")
 
 class Vitest:
     name = "vitest"
+    config_files = ("vitest.config.*", "vite.config.*", "vitest.workspace.*", "package.json")
     artifacts = ("coverage/", "*.tsbuildinfo", "junit.xml", "html/")
     setup = RunSetup()
 

@@ -53,7 +53,7 @@ def test_detect_test_cmd(tmp_path):
     (tmp_path / "test" / "a.test.js").write_text("")
     assert detect_test_cmd(tmp_path) == "node --test"
     (tmp_path / "package.json").write_text('{"scripts": {"test": "node --test test/"}}')
-    assert detect_test_cmd(tmp_path) == "npm test --silent"
+    assert detect_test_cmd(tmp_path) == "npm test"
     py = tmp_path / "py"
     (py / "tests").mkdir(parents=True)
     (py / "tests" / "test_x.py").write_text("")
@@ -93,8 +93,8 @@ def test_whole_seconds_are_a_fine_timeout(tmp_path):
         ),
         ("yarn@4.1.0", "yarn test"),
         ("bun@1.1.8", "bun run test"),
-        ("npm@10.2.4", "npm test --silent"),
-        (None, "npm test --silent"),
+        ("npm@10.2.4", "npm test"),
+        (None, "npm test"),
     ],
 )
 def test_the_test_script_runs_through_the_pinned_package_manager(tmp_path, pinned, command):
