@@ -31,7 +31,7 @@ def _paths_suffix(paths: list[str] | None) -> str:
 
 
 class TestsPass(_Invariant):
-    __test__ = False  # a model, not a pytest class
+    __test__ = False  # a model, not a test class
 
     kind: Literal["tests_pass"] = "tests_pass"
     paths: list[str] | None = None

@@ -148,7 +148,7 @@ RULES: tuple[Rule, ...] = (
             rf"(?:with|using|via|under|when\s+run\s+(?:with|by|as))\s+(?P<cmd>{Q})",
         ),
         _tests,
-        ("tests pass with `pytest -q tests/unit`", "All tests must pass using 'npm test'"),
+        ("tests pass with `make check`", "All tests must pass using 'npm test'"),
     ),
     rule(
         "one_test",

@@ -30,7 +30,7 @@ class EditableInstall:
 
 def test_command_venv(command: str | None, checkout: Path) -> Path | None:
     """The venv the test command runs from: the one its first word lives in
-    (`.venv/bin/python -m pytest`), else an in-repo `.venv` or `venv`."""
+    (`.venv/bin/python -m <runner>`), else an in-repo `.venv` or `venv`."""
     if command:
         try:
             words = shlex.split(command)

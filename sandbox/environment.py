@@ -12,7 +12,7 @@ What every command gets, and why:
 - `HOME`, `TMPDIR`: private, writable, thrown away after the command.
 - `PYTHONDONTWRITEBYTECODE=1`: test runs must not leave `__pycache__/` in the worktree,
   where it would look like a change outside the step's files.
-- `PYTHONPYCACHEPREFIX` in the private TMPDIR: Python (and pytest's assertion rewriting)
+- `PYTHONPYCACHEPREFIX` in the private TMPDIR: Python (and a test runner's assertion rewriting)
   never reads a `__pycache__/*.pyc` in the worktree, where an unchecked-hash one (never
   compared with its source) brought from the checkout or planted by a command would make
   the tests import code other than the worktree's.

@@ -1,6 +1,6 @@
 """Dependency directories writable by commands, every write thrown away: an overlay per command.
 
-Tools write inside `node_modules/` and `.venv/` (TypeScript's tsbuildinfo, `.vite`, jest's
+Tools write inside `node_modules/` and `.venv/` (TypeScript's tsbuildinfo, `.vite`, a test runner's
 cache, `__pycache__`); a read-only view fails them with EROFS, and copying the directories
 up front costs seconds per run. So each command gets an overlay of each exposed directory:
 the user's directory is the lower layer, untouched; the upper and work directories live in

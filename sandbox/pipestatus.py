@@ -1,6 +1,6 @@
 """Exit statuses that do not hide a failure inside a pipeline.
 
-bash reports a pipeline's last command, so `pytest | tail -5` exits 0 when the tests fail (a
+bash reports a pipeline's last command, so `make test | tail -5` exits 0 when the tests fail (a
 live model finished a step on exactly that). `set -o pipefail` fixes that but breaks ordinary
 commands: `git log | head -1 && git status` stops at git's SIGPIPE (141), since head stopped
 reading, and never runs the second command. So nothing changes while the command runs; when

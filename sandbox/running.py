@@ -42,7 +42,7 @@ class CommandResult:
     bound_limit: int = 0  # that bound's value (bytes, or processes)
     reports: dict[str, bytes] = field(default_factory=dict)
     """Files the command left in `$CODER_REPORTS` (a directory in its private temporary
-    directory), by name: a runner's structured report (pytest's JUnit XML), read back after
+    directory), by name: a runner's structured report (a JUnit XML file), read back after
     the command, since the private temporary directory itself is thrown away."""
 
     @property

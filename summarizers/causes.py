@@ -40,7 +40,7 @@ _DECORATION = " \t_=!-#"
 class Cause:
     line: int
     text: str
-    """The line without its decoration (pytest's `____ ... ____`, TAP's `# `)."""
+    """The line without its decoration (a runner's `____ ... ____`, TAP's `# `)."""
     key: str
     """What another line must contain to say the same (a failure's line naming the module)."""
 
@@ -79,7 +79,7 @@ def _named_key(text: str) -> str | None:
 
 
 def _collection_key(text: str) -> str:
-    """pytest's "ERROR collecting x.py" block head is what its summary line "ERROR x.py" says."""
+    """An "ERROR collecting x.py" block head is what the summary line "ERROR x.py" says."""
     m = _COLLECTING.search(text)
     return f"ERROR {m.group(1)}" if m else text
 

@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from summarizers.ast_common import Call, Symbol
-from summarizers.compat_calls import Verdict, compare_calls, make_verdict, merge
+from summarizers.compat_calls import CallVerdict, compare_calls, make_verdict, merge
 
 __all__ = [
     "CONSTRUCTORS",
     "ApiVerdict",
-    "Verdict",
+    "CallVerdict",
     "compare_calls",
     "is_constructor",
     "judge_api",
@@ -44,7 +44,7 @@ def judge_symbol(
     language: str,
     *,
     members: bool = True,
-) -> Verdict:
+) -> CallVerdict:
     """The verdict on one symbol that exists in `before`. With `members`, a class or interface
     is judged whole: its constructor and every public member by the same rules."""
     old = before[name]
@@ -79,7 +79,7 @@ def _pair(
     before: Mapping[str, Symbol],
     after: Mapping[str, Symbol],
     language: str,
-) -> Verdict:
+) -> CallVerdict:
     if old.signature == new.signature and old.kind == new.kind:
         return make_verdict([], [])
     if old.kind == "property" and new.kind != "property" and new.call is not None:
@@ -202,7 +202,7 @@ def _bases(header: str, language: str) -> list[str]:
 
 def _constructor_verdict(
     cls: str, before: Mapping[str, Symbol], after: Mapping[str, Symbol], language: str
-) -> Verdict:
+) -> CallVerdict:
     if cls not in after:
         return make_verdict([], [])
     old, new = _constructor(cls, before, language), _constructor(cls, after, language)
@@ -214,13 +214,13 @@ def _constructor_verdict(
     return compare_calls(old, new, by_position=by_position(language))
 
 
-def _labelled(tag: str, verdict: Verdict) -> Verdict:
+def _labelled(tag: str, verdict: CallVerdict) -> CallVerdict:
     """Reasons about a member said with its name: "`Store.get`: parameter `key` removed"."""
 
     def label(text: str) -> str:
         return text if tag in text else f"{tag}: {text}"
 
-    return Verdict(
+    return CallVerdict(
         verdict.compatible,
         tuple(label(r) for r in verdict.reasons),
         tuple(label(n) for n in verdict.notes),
@@ -232,8 +232,8 @@ def _labelled(tag: str, verdict: Verdict) -> Verdict:
 class ApiVerdict:
     """Every public symbol of a file that changed, judged: breaking or compatible."""
 
-    breaking: dict[str, Verdict] = field(default_factory=dict)
-    compatible: dict[str, Verdict] = field(default_factory=dict)
+    breaking: dict[str, CallVerdict] = field(default_factory=dict)
+    compatible: dict[str, CallVerdict] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -248,8 +248,8 @@ def judge_api(before: list[Symbol], after: list[Symbol], language: str) -> ApiVe
     private, and every changed public signature must accept the old calls."""
     old = {s.name: s for s in before}
     new = {s.name: s for s in after}
-    breaking: dict[str, Verdict] = {}
-    compatible: dict[str, Verdict] = {}
+    breaking: dict[str, CallVerdict] = {}
+    compatible: dict[str, CallVerdict] = {}
     for name, sym in old.items():
         if not sym.public or owner_of(name, old) in breaking:
             continue

@@ -25,7 +25,7 @@ _VARIADIC = (VAR_POSITIONAL, VAR_KEYWORD)
 
 
 @dataclass(frozen=True)
-class Verdict:
+class CallVerdict:
     compatible: bool
     reasons: tuple[str, ...] = ()
     """Why some old call may no longer work ("new required parameter `c`"); empty if none."""
@@ -41,11 +41,11 @@ class Verdict:
         return f"{head}: {body}" if body else head
 
 
-def make_verdict(reasons: list[str], notes: list[str], extended: bool = False) -> Verdict:
-    return Verdict(not reasons, tuple(reasons), tuple(notes), extended)
+def make_verdict(reasons: list[str], notes: list[str], extended: bool = False) -> CallVerdict:
+    return CallVerdict(not reasons, tuple(reasons), tuple(notes), extended)
 
 
-def merge(verdicts: list[Verdict]) -> Verdict:
+def merge(verdicts: list[CallVerdict]) -> CallVerdict:
     reasons = [r for v in verdicts for r in v.reasons]
     notes = [n for v in verdicts for n in v.notes]
     return make_verdict(reasons, notes, any(v.extended for v in verdicts))
@@ -86,7 +86,7 @@ class _Comparison:
     moves: list[tuple[Param, int, int]] = field(default_factory=list)
     """Old positional parameters found at another position: (parameter, old index, new)."""
 
-    def run(self) -> Verdict:
+    def run(self) -> CallVerdict:
         old_pos = [p for p in self.old.params if p.kind in _POSITIONAL]
         new_pos = [p for p in self.new.params if p.kind in _POSITIONAL]
         for i, p in enumerate(old_pos):
@@ -277,6 +277,6 @@ def _inserted(params: list[Param], indexes: list[int]) -> str:
     return f"new parameters {names} inserted at positions {', '.join(str(k + 1) for k in indexes)}"
 
 
-def compare_calls(old: Call, new: Call, *, by_position: bool = False) -> Verdict:
+def compare_calls(old: Call, new: Call, *, by_position: bool = False) -> CallVerdict:
     """Does `new` accept every call `old` accepted? `by_position` for JavaScript/TypeScript."""
     return _Comparison(old, new, _Words(by_position)).run()

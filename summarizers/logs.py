@@ -16,6 +16,7 @@ from summarizers.logformats.prep import prepare, strip_terminal
 from summarizers.logformats.registry import FORMATS, detect, get_format
 from summarizers.logformats.render import render
 from summarizers.logsections import compact_sections, runner_parsed
+from summarizers.runners import tap_log
 from summarizers.runners.sections import split_sections
 from summarizers.tokens import byte_cap, clip_chars, clip_to_bytes, estimate_tokens
 
@@ -101,12 +102,11 @@ def _whole(lines: list[str], progress: set[int], extra: list[str], budget: int) 
 
 
 def _runner_reads(format: str, lines: list[str]) -> bool:
-    """A runner module reads the log better than its format parser: vitest, jest and mocha
-    have none (generic), and node-tap's ids there would carry durations (`# time=40.6ms`,
-    which node --test and tape never print)."""
+    """A runner module reads the log better than its format parser: where no format parser
+    knows the log (generic), and where the format's ids would carry durations."""
     if format == "generic":
         return True
-    return format == "node-tap" and any("# time=" in line for line in lines[-200:])
+    return format == tap_log.NAME and tap_log.ids_carry_durations(lines)
 
 
 def _generic(parsed: ParsedLog, lines: list[str]) -> ParsedLog:

@@ -1,4 +1,4 @@
-"""Compact a log made of several sections (`a && b`, npm pre/post hooks, two pytest sessions
+"""Compact a log made of several sections (`a && b`, npm pre/post hooks, two test sessions
 in a row, a CI log of several commands) under one shared budget.
 
 Each section is read with its own format. A green section costs one line (what ran, that it
@@ -124,7 +124,7 @@ def _runner_reading(lines: list[str]) -> tuple[Reading | None, str | None]:
 
 def runner_parsed(lines: list[str]) -> ParsedLog | None:
     """A log no format parser understood, read by the runner module that recognises it
-    (vitest, jest, mocha, node-tap): its failing ids and counts, never its error-looking
+    (one whose format no parser knows): its failing ids and counts, never its error-looking
     lines (a passing `t.throws(..., TypeError)` is a pass). None when no runner does."""
     reading, runner = _runner_reading(lines)
     if reading is None or not (reading.outcomes or reading.errors):
@@ -147,7 +147,7 @@ def _parse_red(lines: list[str]) -> ParsedLog:
 
 def _from_reading(lines: list[str], reading: Reading, runner: str) -> ParsedLog:
     """A runner module's reading as the renderer's input: one failure per failing id, with
-    its message and location, then the failures of no test (vitest's unhandled errors...)."""
+    its message and location, then the failures of no test (unhandled errors, ...)."""
     log = ParsedLog(format=runner, lines=lines)
     if reading.counts:
         log.counts = [", ".join(f"{v} {k}" for k, v in reading.counts.items())]

@@ -209,7 +209,7 @@ def _tests_at_checkpoint(rel: str, env: VerifyEnv) -> list[str]:
 
 def _defined_now(test_id: str, env: VerifyEnv) -> bool:
     """Whether a test id's function is still in its file (then it was skipped, not removed);
-    pytest's summary names a skip by file and line, not by id."""
+    a runner's summary may name a skip by file and line, not by id."""
     rel, _, name = test_id.partition("::")
     text = _current(env, rel)
     if text is None or language_for(rel) != "python":

@@ -102,8 +102,8 @@ def targets_for(command: str | None, paths: Sequence[str], root: Path) -> tuple[
 
 
 def named_in_command(command: str) -> tuple[Target, ...]:
-    """The tests an invariant's own command names by id (`pytest tests/a.py::test_x`,
-    `python -m unittest pkg.mod.T.test_y`, a `-t` title is not an id): they count when they
+    """The tests an invariant's own command names by id (`tests/a.py::test_x`,
+    `pkg.mod.T.test_y`; a title filter is not an id): they count when they
     fail even if they failed at the base."""
     words = [
         w.text for item in parse(command) or [] for c in item.pipeline.commands for w in c.words

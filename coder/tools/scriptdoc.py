@@ -43,7 +43,7 @@ this page). `script:DIR` with `coder bench` reads `DIR/<name>.<mode>.json` per r
 {"turns": [
   {"tool": "submit_plan", "input": {"goal": "...", "steps": []}},
   {"tool": "edit_file", "input": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}},
-  {"calls": [{"tool": "run", "input": {"command": "pytest -q"}},
+  {"calls": [{"tool": "run", "input": {"command": "make test"}},
              {"tool": "finish_step", "input": {"summary": "fixed add"}}]},
   {"text": "a reply with no tool call"}
 ]}

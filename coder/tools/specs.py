@@ -63,7 +63,7 @@ class DeleteFile(_Args):
 class Run(_Args):
     """Run a bash command in the repository, confined: no network, no secrets, timed out.
     The exit code counts a failure anywhere in the command's last pipeline, as with `set -o
-    pipefail` (`pytest | tail` fails when pytest fails), except a command stopped by SIGPIPE
+    pipefail` (`make test | tail` fails when the tests fail), except a command stopped by SIGPIPE
     because a later one such as `head` stopped reading. Output is compacted for you: there is
     no need to pipe it into head or tail. The repository's .git is read-only here: git log,
     diff and `git show HEAD:FILE` (the code before your change) work; git stash, commit,

@@ -3,7 +3,7 @@ transforms (each saying what it did), run in the sandbox, its output read once i
 
 The baseline, a step's `tests_pass`, the final check, reflect's critique run and `coder ci`'s
 suite all come through `run_tests`. A run that stopped early is never evidence that tests
-pass; what a runner can report in a file (pytest's JUnit XML) is read from that file in the
+pass; what a runner can report in a file (a JUnit XML report) is read from that file in the
 sandbox's own temporary directory, not from a line per test in the log.
 """
 

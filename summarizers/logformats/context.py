@@ -129,8 +129,8 @@ def is_test_path(path: str) -> bool:
 
 
 def _in_tests_own_file(path: str, failure_id: str) -> bool:
-    """Whether `path` is the file the failing test is defined in, for a pytest node id
-    (`tests/test_x.py::T::test`) or a unittest dotted id (`tests.test_x.T.test`)."""
+    """Whether `path` is the file the failing test is defined in, for an id that names
+    its file (`tests/test_x.py::T::test`) or a dotted id (`tests.test_x.T.test`)."""
     own = failure_id.split("::")[0]
     if own.endswith(".py") or "/" in own:
         return path == own or path.endswith("/" + own)

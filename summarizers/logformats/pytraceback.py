@@ -1,6 +1,6 @@
 """Python tracebacks: the raw format and the parser that treats a log of them as failures.
 
-unittest, pytest's --tb=native and crashing scripts all print the interpreter's own traceback,
+Test runners' native tracebacks and crashing scripts all print the interpreter's own traceback,
 so the analysis of one traceback block lives here once.
 """
 
@@ -72,7 +72,7 @@ def analyze(lines: list[str], start: int, end: int, root: str | None) -> Traceba
 
 
 def _following(lines: list[str], start: int, end: int) -> tuple[list[int], int]:
-    """Lines that continue an exception message (unittest's 'Lists differ' diff and the like)."""
+    """Lines that continue an exception message ('Lists differ' diffs and the like)."""
     taken: list[int] = []
     dropped = 0
     for i in range(start, end):

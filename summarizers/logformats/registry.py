@@ -9,18 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from summarizers.logformats import (
-    doctests,
-    generic_log,
-    lint_log,
-    node_spec,
-    node_tap,
-    pytest_log,
-    pytraceback,
-    tsc_log,
-    unittest_log,
-)
+from summarizers.logformats import generic_log, lint_log, pytraceback, tsc_log
 from summarizers.logformats.model import ParsedLog
+from summarizers.runners import doctest_log, pytest_log, spec_log, tap_log, unittest_log
 
 SAMPLE_HEAD = 600
 SAMPLE_TAIL = 600
@@ -35,15 +26,15 @@ class LogFormat:
 
 
 FORMATS: tuple[LogFormat, ...] = (
-    LogFormat("pytest", pytest_log.sniff, pytest_log.parse),
-    LogFormat("unittest", unittest_log.sniff, unittest_log.parse),
-    LogFormat("node-tap", node_tap.sniff, node_tap.parse),
-    LogFormat("node-spec", node_spec.sniff, node_spec.parse),
+    LogFormat(pytest_log.NAME, pytest_log.sniff, pytest_log.parse),
+    LogFormat(unittest_log.NAME, unittest_log.sniff, unittest_log.parse),
+    LogFormat(tap_log.NAME, tap_log.sniff, tap_log.parse),
+    LogFormat(spec_log.NAME, spec_log.sniff, spec_log.parse),
     LogFormat("tsc", tsc_log.sniff, tsc_log.parse),
     LogFormat("mypy", lint_log.sniff_mypy, lint_log.parse_mypy),
     LogFormat("ruff", lint_log.sniff_ruff, lint_log.parse_ruff),
     LogFormat("flake8", lint_log.sniff_flake8, lint_log.parse_flake8),
-    LogFormat("doctest", doctests.sniff, doctests.parse),
+    LogFormat(doctest_log.NAME, doctest_log.sniff, doctest_log.parse),
     LogFormat("python-traceback", pytraceback.sniff, pytraceback.parse),
     LogFormat("generic", generic_log.sniff, generic_log.parse),
 )

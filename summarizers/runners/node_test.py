@@ -7,8 +7,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from summarizers.logformats import node_tap
-from summarizers.logformats.node_tap import (
+from summarizers.runners import tap_log
+from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.jsargs import is_js_test_file
+from summarizers.runners.messages import failure_messages
+from summarizers.runners.model import FAILED, PASSED, SKIPPED, Target, worst
+from summarizers.runners.names import DIR, FILE, TEST, Name, Project
+from summarizers.runners.stopargs import StopFlag
+from summarizers.runners.tap_log import (
     SUBTEST,
     TEST_LINE,
     enter_subtest,
@@ -16,12 +22,6 @@ from summarizers.logformats.node_tap import (
     tape_test,
     test_path,
 )
-from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
-from summarizers.runners.jsargs import is_js_test_file
-from summarizers.runners.messages import failure_messages
-from summarizers.runners.model import FAILED, PASSED, SKIPPED, Target, worst
-from summarizers.runners.names import DIR, FILE, TEST, Name, Project
-from summarizers.runners.stopargs import StopFlag
 
 BAIL_REPORTER = "@reporters/bail"
 
@@ -47,7 +47,7 @@ class NodeTest:
     def sniff(self, lines: list[str]) -> float:
         """TAP with node --test's own marks (`duration_ms:` YAML, `# suites`); other TAP
         (tape, node-tap) is the tap module's."""
-        tap = min(node_tap.sniff(lines) / 10.0, 1.0)
+        tap = min(tap_log.sniff(lines) / 10.0, 1.0)
         own = any(
             line.lstrip().startswith("duration_ms:")
             or line.startswith(("# suites ", "# duration_ms "))
@@ -77,7 +77,7 @@ class NodeTest:
                 outcomes[ident] = worst(outcomes.get(ident), outcome)
         return Reading(
             outcomes=outcomes,
-            messages=failure_messages(node_tap.parse, lines, stable_name),
+            messages=failure_messages(tap_log.parse, lines, stable_name),
             incomplete=_bailed(lines),
             counts=_counts(lines),
         )

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from xml.etree import ElementTree
 
-from summarizers.logformats import pytest_log
+from summarizers.runners import pytest_log
 from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import replace_paths
 from summarizers.runners.messages import failure_messages

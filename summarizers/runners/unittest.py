@@ -15,14 +15,14 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from summarizers.logformats import unittest_log
-from summarizers.logformats.unittest_log import unittest_id
+from summarizers.runners import unittest_log
 from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import positionals
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, Target, worst
 from summarizers.runners.names import DIR, FILE, TEST, Name, Project
 from summarizers.runners.stopargs import StopFlag, cluster_flag
+from summarizers.runners.unittest_log import unittest_id
 
 _HEAD = re.compile(r"^\s*([\w.]+) \(([\w.]+)\)((?: \(.*?\))?)(?: \.\.\. ?)?$")
 _TAIL = re.compile(r"^.* \.\.\. (ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")

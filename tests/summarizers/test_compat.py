@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from summarizers.ast_scope import diff_symbols, extract_symbols
-from summarizers.compat import Verdict, judge_symbol
+from summarizers.compat import CallVerdict, judge_symbol
 
 HUMANIZE_OLD = '''
 def natural_list(items: list[Any]) -> str:
@@ -615,7 +615,7 @@ TS_CASES: list[Case] = [
 ]
 
 
-def judge(language: str, old: str, new: str, name: str) -> Verdict:
+def judge(language: str, old: str, new: str, name: str) -> CallVerdict:
     before = extract_symbols(old, language)
     after = extract_symbols(new, language)
     assert before.error is None and after.error is None, (before.error, after.error)
@@ -657,7 +657,7 @@ def test_the_humanize_change_is_compatible_and_says_what_was_reported() -> None:
 
 def test_unchanged_symbol_is_compatible_with_nothing_to_say() -> None:
     verdict = judge(PY, HUMANIZE_OLD, HUMANIZE_OLD + "\n# more\n", "natural_list")
-    assert verdict == Verdict(True)
+    assert verdict == CallVerdict(True)
 
 
 def test_file_verdict_lists_breaking_and_compatible_changes_apart() -> None:

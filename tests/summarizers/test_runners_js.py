@@ -31,6 +31,8 @@ def select(name: str, args: list[str], paths: list[str], **majors: int) -> list[
     done = RUNNERS[name].select(args, names, project)
     assert isinstance(done, Selected), done
     return done.args
+
+
 _VOLATILE = ("ms", "time=", " s)", "(", "/tmp/", "pid")
 
 
@@ -133,7 +135,9 @@ def test_vitest_command_words():
     assert v.invoked_at(["jest"]) is None
     assert v.stop_flags(["run", "--bail", "1", "--typecheck"]) == [StopFlag(1, 2)]
     assert v.stop_flags(["--bail=3"]) == [StopFlag(0)]
-    assert select("vitest", ["--typecheck", "--coverage", "-c", "cfg.ts", "src/"], ["a.test.ts"]) == [
+    assert select(
+        "vitest", ["--typecheck", "--coverage", "-c", "cfg.ts", "src/"], ["a.test.ts"]
+    ) == [
         "--typecheck",
         "-c",
         "cfg.ts",

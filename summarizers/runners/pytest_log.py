@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from summarizers.logformats import doctests, pytraceback
+from summarizers.logformats import pytraceback
 from summarizers.logformats.context import (
     add_unique,
     assertion_site,
@@ -20,6 +20,10 @@ from summarizers.logformats.context import (
     windows,
 )
 from summarizers.logformats.model import Failure, ParsedLog
+from summarizers.runners import doctest_log
+
+NAME = "pytest"
+"""The log format's name (`coder compact --format`, the evidence)."""
 
 _SECTION = re.compile(r"^={3,} (.+?) ={3,}$")
 _BLOCK_HEAD = re.compile(r"^_+ (.+?) _+$")
@@ -341,7 +345,7 @@ def _analyze(
     failure.site, failure.origin = assertion_site(frames, failure.id)
     if exc_from_loc and not failure.exc_type:
         failure.exc_type = exc_from_loc
-    doctest = doctests.analyze(lines, start, end)
+    doctest = doctest_log.analyze(lines, start, end)
     if doctest is not None:
         failure.message = doctest.message
         failure.details, failure.details_dropped = doctest.lines, doctest.dropped

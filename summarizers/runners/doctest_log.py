@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from summarizers.logformats.context import references
 from summarizers.logformats.model import Failure, ParsedLog
 
+NAME = "doctest"
+"""The log format's name (`coder compact --format`, the evidence)."""
+
 PART_LINES = 8
 """Lines kept of each part (example, expected, got); a longer part says how many it left."""
 SEPARATOR = "*" * 70

@@ -8,6 +8,9 @@ from summarizers.logformats import pytraceback
 from summarizers.logformats.context import assertion_site, prioritize, windows
 from summarizers.logformats.model import Failure, ParsedLog
 
+NAME = "unittest"
+"""The log format's name (`coder compact --format`, the evidence)."""
+
 _HEAD = re.compile(r"^(FAIL|ERROR|UNEXPECTED SUCCESS): (\S+) \(([\w.]+)\)(.*)$")
 _RAN = re.compile(r"^Ran \d+ tests? in [\d.]+s$")
 _RESULT = re.compile(r"^(OK|FAILED)(?: \(.*\))?$")

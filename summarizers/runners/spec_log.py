@@ -12,7 +12,10 @@ from summarizers.logformats.context import (
     windows,
 )
 from summarizers.logformats.model import Failure, ParsedLog
-from summarizers.logformats.node_tap import join_continuation
+from summarizers.runners.tap_log import join_continuation
+
+NAME = "node-spec"
+"""The log format's name (`coder compact --format`, the evidence)."""
 
 MARK = re.compile(r"^(\s*)([✔✖﹣▶ℹ⚠]) (.*?)(?: \([\d.]+m?s\))?(?: # (.*))?$")
 _COUNT = re.compile(r"^ℹ (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$")

@@ -14,6 +14,9 @@ import re
 from summarizers.logformats.context import add_unique, references, windows
 from summarizers.logformats.model import Failure, ParsedLog
 
+NAME = "node-tap"
+"""The log format's name (`coder compact --format`, the evidence)."""
+
 TEST_LINE = re.compile(r"^(\s*)(not ok|ok) \d+(?:(?: -)? (.*?))?(?: # (SKIP|TODO|skip|todo)\b.*)?$")
 SUBTEST = re.compile(r"^(\s*)# Subtest: (.*)$")
 _COUNT = re.compile(r"^# (tests|suites|pass|fail|cancelled|skipped|todo)\s+(\d+)$")
@@ -202,3 +205,10 @@ def _unquote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
         return value[1:-1].replace("''", "'")
     return value
+
+
+def ids_carry_durations(lines: list[str]) -> bool:
+    """node-tap prints a test's duration after its name (`# time=40.6ms`), which this format's
+    ids would keep; the runner module's reading leaves it out (node's own runner and tape never
+    print it)."""
+    return any("# time=" in line for line in lines[-200:])
