@@ -18,8 +18,8 @@ from rich.status import Status
 from rich.text import Text
 
 from coder.display import map_strings, markup_safe
-from coder.loop.baseline import ENVIRONMENT_FIX
 from coder.models.pricing import cost_usd
+from coder.verdict.baseline import ENVIRONMENT_FIX
 
 MARK = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "unverified": "[yellow]?[/]"}
 

@@ -1,7 +1,7 @@
 """Invariant kinds: what must hold after a step, checked by the verifier, never by the model.
 
 Each kind is a small pydantic model discriminated by `kind`, so a plan on the wire maps to
-exactly one checker in `coder.loop.verifier`. `PLAN_INVARIANTS` is the registry of kinds a plan
+exactly one checker in `coder.checks.verify`. `PLAN_INVARIANTS` is the registry of kinds a plan
 may name; an unknown kind is reported with that list.
 """
 

@@ -65,8 +65,8 @@ def run_instance_tests(tree: Path, instance: Instance, test_files: list[str]) ->
 
 def _runner_tests(sandbox: object, tree: Path, test_files: list[str]) -> TestRun:
     from coder.config import detect_test_cmd
-    from coder.loop.scoping import command_for_paths
     from coder.verdict.run import run_tests
+    from coder.verdict.scoping import command_for_paths
 
     test_cmd = detect_test_cmd(tree)
     if not test_cmd:

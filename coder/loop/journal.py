@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Protocol
 
-from coder.loop.baseline import Baseline
 from coder.loop.runtime import Runtime
+from coder.verdict.baseline import Baseline
 from coder.verdict.run import restored_run
 from contracts.result import Timing
 from contracts.saved_run import (

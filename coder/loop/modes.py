@@ -5,23 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from coder.loop import (
-    prompts,
-    proofs,  # noqa: F401  (registers the proof kinds' checkers)
-)
-from coder.loop.baseline import briefing_note
-from coder.loop.final_check import FullRun, tree_of
+from coder.checks.base import Check, VerifyEnv
+from coder.checks.proofs import removal_reason
+from coder.checks.verify import verify_step
+from coder.loop import prompts
 from coder.loop.planning import first_plan, revise_phase
-from coder.loop.proofs import removal_reason
 from coder.loop.reflect import run_reflect
 from coder.loop.repo_words import repo_words
 from coder.loop.runtime import Runtime
-from coder.loop.scoping import command_for_paths
 from coder.loop.scratch import ScratchNotice
 from coder.loop.state import RunStop, command_timeout
 from coder.loop.turns import Phase
-from coder.loop.verifier import Check, VerifyEnv, verify_step
 from coder.tools.specs import EXECUTE_TOOLS, REACT_TOOLS
+from coder.verdict.baseline import briefing_note
+from coder.verdict.final_check import FullRun, tree_of
+from coder.verdict.scoping import command_for_paths
 from contracts.graph import ready_steps
 from contracts.validation import CompiledStep, ValidPlan
 from sandbox.attempts import REF_PREFIX, save_attempt

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coder.loop.secrets import SecretScan
 from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Timing, Tokens
 from sandbox.gitcli import git, git_to_file
+from sandbox.secrets import SecretScan
 
 PATCH_INLINE_BYTES = 4 << 20
 """Past this, result.json's `patch` does not hold the patch: it says so and points at

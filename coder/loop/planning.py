@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from coder.loop import prompts
-from coder.loop.baseline import briefing_note
 from coder.loop.repo_words import repo_words
 from coder.loop.runtime import Runtime
-from coder.loop.scoping import paths_briefing
 from coder.loop.turns import Phase
 from coder.tools.specs import PLAN_TOOLS
+from coder.verdict.baseline import briefing_note
+from coder.verdict.scoping import paths_briefing
 from contracts.result import PlanSource
 from contracts.validation import ValidPlan, validate_plan
 from sandbox.checkpoint import Checkpoint

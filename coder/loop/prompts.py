@@ -67,7 +67,7 @@ def plan_briefing(
     """`baseline`: what the test command said before any change (tests already failing, a
     likely missing environment), so no step is made to demand a test red for another reason.
     `repo_words`: the repository's AGENTS.md, quoted (`coder.loop.repo_words`).
-    `paths_run`: the command a `tests_pass` with paths runs (coder.loop.scoping)."""
+    `paths_run`: the command a `tests_pass` with paths runs (coder.verdict.scoping)."""
     forms = "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
     base = f"{baseline}\n\n" if baseline else ""
     scoped = f"\n{paths_run}" if paths_run else ""

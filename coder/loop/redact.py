@@ -19,8 +19,8 @@ import re
 from collections.abc import Mapping
 from urllib.parse import quote
 
-from coder.loop.secrets import WITHHELD, SecretScan
 from sandbox.environment import is_secret_name
+from sandbox.secrets import WITHHELD, SecretScan
 
 MIN_SECRET_LEN = 8
 _BREAK = r"(?:\r?\n|\\r\\n|\\n)?"

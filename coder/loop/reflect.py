@@ -17,12 +17,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from coder.loop import prompts
-from coder.loop.baseline import ENVIRONMENT_FIX, Baseline
-from coder.loop.final_check import FullRun, tree_of
 from coder.loop.runtime import Runtime
 from coder.loop.state import command_timeout
 from coder.loop.turns import Phase
 from coder.tools.specs import CRITIQUE_TOOLS, CritiqueDone, usage_line
+from coder.verdict.baseline import ENVIRONMENT_FIX, Baseline
+from coder.verdict.final_check import FullRun, tree_of
 from coder.verdict.judge import Verdict, final_policy, judge
 from coder.verdict.run import TestRun, run_tests
 from sandbox.checkpoint import Checkpoint

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from coder.checks.proofs import removal_reason
 from coder.config import (
     ConfigError,
     RepoConfig,
@@ -23,20 +24,15 @@ from coder.config import (
 )
 from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
-from coder.loop.base_probe import BaseProbe
-from coder.loop.baseline import Baseline, BaselineUnrunnable, raised_limit, run_baseline
 from coder.loop.context import BatchMasking, ContextPolicy
-from coder.loop.final_check import final_check, reusable_run, unchanged_check
 from coder.loop.given_plan import load_given_plan
 from coder.loop.journal import Journal
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
-from coder.loop.proofs import removal_reason
 from coder.loop.resume_point import ResumePoint
 from coder.loop.rundirs import cache_dir, coder_path
 from coder.loop.runtime import Runtime
-from coder.loop.scoping import artifacts_of, targets_for
 from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
@@ -47,6 +43,10 @@ from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, hosted_api_note, make_model
 from coder.tools.textfile import printable
 from coder.tools.toolbox import ToolBox
+from coder.verdict.base_probe import BaseProbe
+from coder.verdict.baseline import Baseline, BaselineUnrunnable, raised_limit, run_baseline
+from coder.verdict.final_check import final_check, reusable_run, unchanged_check
+from coder.verdict.scoping import artifacts_of, targets_for
 from contracts import invariants as inv
 from contracts.result import FinalCheck, PullRequestRecord, RunResult
 from contracts.validation import ValidPlan

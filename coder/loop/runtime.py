@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from coder.loop.base_probe import BaseProbe
-from coder.loop.baseline import Baseline
 from coder.loop.state import Limits, RunState
 from coder.loop.trace import TraceWriter
 from coder.loop.turns import Session
 from coder.tools.toolbox import ToolBox
+from coder.verdict.base_probe import BaseProbe
+from coder.verdict.baseline import Baseline
 from contracts.result import PlanSource
 from contracts.validation import ValidPlan
 from sandbox.checkpoint import Checkpoints

@@ -12,7 +12,7 @@ from contracts.result import InvariantOutcome, PlanSource, StepOutcome
 from contracts.validation import ValidPlan
 
 if TYPE_CHECKING:
-    from coder.loop.final_check import FullRun
+    from coder.verdict.final_check import FullRun
 
 
 class RunStop(Exception):

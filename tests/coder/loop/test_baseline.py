@@ -16,10 +16,10 @@ from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthr
 from gitrepo import git, make_repo, snapshot
 from rich.console import Console
 
-from coder.loop.baseline import ENVIRONMENT_FIX, briefing_note, run_baseline
 from coder.loop.runner import RunOptions, UsageError, run_task
 from coder.loop.trace import read_trace
 from coder.progress import ProgressPrinter
+from coder.verdict.baseline import ENVIRONMENT_FIX, briefing_note, run_baseline
 from sandbox.confine import make_sandbox
 
 ENV_TEST = "import missing_dep\n\n\ndef test_dep():\n    assert missing_dep\n"

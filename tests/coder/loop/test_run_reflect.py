@@ -12,12 +12,12 @@ from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthr
 from gitrepo import git, snapshot
 from rich.console import Console
 
-from coder.loop.baseline import run_baseline
 from coder.loop.reflect import run_account
 from coder.loop.runner import RunOptions, run_task
 from coder.loop.trace import read_trace
 from coder.progress import ProgressPrinter
 from coder.show import render_run
+from coder.verdict.baseline import run_baseline
 from coder.verdict.run import run_tests
 from sandbox.confine import make_sandbox
 

@@ -59,7 +59,7 @@ def test_a_baseline_that_timed_out_is_refused_with_the_fix(tmp_path: Path, scrip
 
 
 def test_the_command_limit_is_twice_what_the_baseline_took() -> None:
-    from coder.loop.baseline import Baseline, baseline_limit, raised_limit
+    from coder.verdict.baseline import Baseline, baseline_limit, raised_limit
 
     assert baseline_limit(5) == 50 and baseline_limit(120) == 600 and baseline_limit(900) == 900
     assert raised_limit(5, Baseline("t", None, 9.0)) is None  # no run: nothing to go by

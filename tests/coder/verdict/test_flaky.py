@@ -10,8 +10,8 @@ from pathlib import Path
 
 from gitrepo import make_repo
 
-from coder.loop.final_check import passed_again
 from coder.verdict.evidence import final_check as final_check_result
+from coder.verdict.final_check import passed_again
 from coder.verdict.judge import final_policy, judge
 from coder.verdict.run import run_tests
 from sandbox.confine import make_sandbox

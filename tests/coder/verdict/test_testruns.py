@@ -5,10 +5,10 @@ from __future__ import annotations
 from calcrepo import CALC
 from gitrepo import make_repo
 
-from coder.loop.scoping import command_for_paths, named_in_command
 from coder.verdict.evidence import step_head
 from coder.verdict.judge import judge, step_policy
 from coder.verdict.run import run_tests
+from coder.verdict.scoping import command_for_paths, named_in_command
 from sandbox.confine import make_sandbox
 from summarizers.runners.model import covered
 

@@ -15,19 +15,12 @@ from __future__ import annotations
 import re
 import time
 
-from coder.loop.scoping import PathsRun, command_for_paths, project_of, targets_for
-from coder.loop.tree_sandbox import tree_sandbox
-from coder.loop.verifier import (
-    EVIDENCE_BUDGET,
-    Check,
-    VerifyEnv,
-    _at_checkpoint,
-    _current,
-    checker,
-)
+from coder.checks.base import EVIDENCE_BUDGET, Check, VerifyEnv, at_checkpoint, current_text
 from coder.verdict.judge import judge, step_policy
 from coder.verdict.proof import judge_proof, outcome_of
 from coder.verdict.run import TestRun, run_tests
+from coder.verdict.scoping import PathsRun, command_for_paths, project_of, targets_for
+from coder.verdict.trees import tree_sandbox
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
 from sandbox.proof_tree import read_overlay, tree_at
@@ -40,7 +33,6 @@ from summarizers.runners.testdefs import changed_tests
 __all__ = ["check_fails_before", "check_removed", "outcome_of"]
 
 
-@checker("tests_fail_before")
 def check_fails_before(invariant: inv.TestsFailBefore, step: CompiledStep, env: VerifyEnv) -> Check:
     kind = "tests_fail_before"
     detail = ", ".join(invariant.paths)
@@ -90,8 +82,8 @@ def _changed(selection: PathsRun, env: VerifyEnv) -> dict[str, list[tuple[str, .
         for rel in target.files:
             if rel not in changed:
                 continue
-            now = _current(env, rel)
-            found = changed_tests(_at_checkpoint(env, rel), now, rel) if now is not None else []
+            now = current_text(env, rel)
+            found = changed_tests(at_checkpoint(env, rel), now, rel) if now is not None else []
             if found is None:
                 readable = False
                 break
@@ -140,7 +132,6 @@ def removal_reason(task: str, plan_by_user: bool) -> str:
     return f"the task asks for it ({found.group(0)!r})" if found else ""
 
 
-@checker("tests_removed")
 def check_removed(invariant: inv.TestsRemoved, step: CompiledStep, env: VerifyEnv) -> Check:
     """Each named test is gone or skipped now; a file names the tests it had, of which at least
     one must be gone or skipped (a file deleted counts as all). A test that ran at the base may
@@ -196,7 +187,7 @@ def check_removed(invariant: inv.TestsRemoved, step: CompiledStep, env: VerifyEn
 
 
 def _tests_at_checkpoint(rel: str, env: VerifyEnv) -> list[str]:
-    before = _at_checkpoint(env, rel)
+    before = at_checkpoint(env, rel)
     if before is None or language_for(rel) != "python":
         return []
     ids = []
@@ -211,7 +202,7 @@ def _defined_now(test_id: str, env: VerifyEnv) -> bool:
     """Whether a test id's function is still in its file (then it was skipped, not removed);
     a runner's summary may name a skip by file and line, not by id."""
     rel, _, name = test_id.partition("::")
-    text = _current(env, rel)
+    text = current_text(env, rel)
     if text is None or language_for(rel) != "python":
         return False
     wanted = name.replace("::", ".").split("[", 1)[0]

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from coder.loop.tree_sandbox import tree_sandbox
 from coder.verdict.judge import Facts, Policy, SectionFailure, Verdict, judge
 from coder.verdict.run import run_tests
+from coder.verdict.trees import tree_sandbox
 from sandbox.confine import Sandbox
 from sandbox.proof_tree import tree_at
 from summarizers.runners.commands import NODE_BIN_PATH

@@ -15,13 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from coder.loop.base_probe import BaseProbe, judged_with_base_parts
-from coder.loop.baseline import Baseline
-from coder.loop.scoping import command_for_paths
-from coder.loop.tree_sandbox import tree_sandbox
+from coder.verdict.base_probe import BaseProbe, judged_with_base_parts
+from coder.verdict.baseline import Baseline
 from coder.verdict.evidence import final_check as final_check_result
 from coder.verdict.judge import final_policy
 from coder.verdict.run import TestRun, run_tests
+from coder.verdict.scoping import command_for_paths
+from coder.verdict.trees import tree_sandbox
 from contracts.result import FinalCheck
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox

@@ -1,0 +1,114 @@
+"""The tests family: `tests_pass` (the repository's test command, narrowed to the names an
+invariant gives, judged against the baseline by the one judge) and `command_succeeds`."""
+
+from __future__ import annotations
+
+from coder.checks.base import EVIDENCE_BUDGET, Check, VerifyEnv
+from coder.verdict.base_probe import judged_with_base_parts
+from coder.verdict.evidence import step_head
+from coder.verdict.judge import step_policy
+from coder.verdict.run import run_tests
+from coder.verdict.scoping import (
+    command_for_paths,
+    named_in_command,
+    runner_configuration,
+    targets_for,
+)
+from contracts import invariants as inv
+from contracts.validation import CompiledStep
+from sandbox.pipestatus import with_pipeline_status
+from summarizers.logs import compact_log
+from summarizers.runners.model import Target
+from summarizers.runners.names import TEST
+
+
+def _run_check(kind: str, command: str, env: VerifyEnv) -> Check:
+    result = env.sandbox.run(
+        with_pipeline_status(command), cwd=env.root, timeout_s=env.cmd_timeout_s
+    )
+    if result.timed_out:
+        status, head = (
+            "failed",
+            f"`{command}` timed out after {result.duration_s:.0f}s and was killed",
+        )
+    elif result.exit_code == 0:
+        status, head = "passed", f"`{command}` exited 0"
+    else:
+        status, head = "failed", f"`{command}` exited {result.exit_code}"
+    if result.bound:
+        head += f"; it hit a sandbox bound: {result.bound_message}"
+    evidence = head
+    if status == "failed" and result.output.strip():
+        evidence += (
+            "\n"
+            + compact_log(result.output, budget=EVIDENCE_BUDGET, exit_code=result.exit_code).text
+        )
+    return Check(
+        kind,
+        status,
+        evidence,
+        detail=command,
+        command_s=result.duration_s,
+        timed_out=result.timed_out,
+    )
+
+
+def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) -> Check:
+    command = invariant.command or env.test_cmd
+    if not command:
+        return Check("tests_pass", "failed", "no test command: pass --test-cmd or set test_cmd")
+    scope: tuple[Target, ...] | None = None
+    named: tuple[Target, ...] = ()
+    said = ""
+    if invariant.command:
+        scope = ()  # its own command selects tests the judge cannot tell
+        named = named_in_command(invariant.command)
+    elif invariant.paths:
+        on_paths = command_for_paths(command, invariant.paths, env.root)
+        if on_paths.problem:
+            return Check("tests_pass", "failed", on_paths.problem, detail=command)
+        command, said = on_paths.command, on_paths.note
+        scope = on_paths.targets
+        named = tuple(t for t in on_paths.targets if t.kind == TEST)
+    run = run_tests(env.sandbox, env.root, command, env.cmd_timeout_s)
+    base = env.baseline.facts() if env.baseline else None
+    policy = step_policy(named, removed_on_purpose(step, env), scope)
+    whole = not invariant.command and not invariant.paths
+    verdict = judged_with_base_parts(run.facts(), base, policy, env.probe if whole else None)
+    changed = [c.path for c in env.checkpoints.changes_since(env.checkpoint_sha)]
+    configured = runner_configuration(command, env.root, changed)
+    how = (
+        f"the step changed how the tests run: {', '.join(configured)} (each test's outcome is "
+        "read by the harness itself, not from reports these files can rewrite)"
+        if configured
+        else ""
+    )
+    evidence = "\n".join(line for line in (step_head(verdict), said, how, run.note()) if line)
+    if not verdict.passed and run.result.output.strip():
+        evidence += (
+            "\n"
+            + compact_log(
+                run.result.output, budget=EVIDENCE_BUDGET, exit_code=run.result.exit_code
+            ).text
+        )
+    return Check(
+        "tests_pass",
+        "passed" if verdict.passed else "failed",
+        evidence,
+        detail=command,
+        command_s=run.result.duration_s,
+        run=run,
+        verdict=verdict,
+        timed_out=run.result.timed_out,
+    )
+
+
+def removed_on_purpose(step: CompiledStep, env: VerifyEnv) -> tuple[Target, ...]:
+    """What the step's `tests_removed` invariants name, as the test command's ids spell it:
+    the tests the judge must not count as missing, skipped, deselected or xfailed."""
+    paths = [p for i in step.invariants if isinstance(i, inv.TestsRemoved) for p in i.paths]
+    return targets_for(env.test_cmd, paths, env.root)
+
+
+def check_command(invariant: inv.CommandSucceeds, step: CompiledStep, env: VerifyEnv) -> Check:
+    return _run_check("command_succeeds", invariant.command, env)
