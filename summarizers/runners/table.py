@@ -7,7 +7,7 @@ from __future__ import annotations
 from summarizers.runners.base import Runner
 from summarizers.runners.jest import JEST
 from summarizers.runners.mocha import MOCHA
-from summarizers.runners.node_test import NODE_TEST
+from summarizers.runners.nodetest import NODE_TEST
 from summarizers.runners.pytest import PYTEST
 from summarizers.runners.tap import TAP
 from summarizers.runners.unittest import UNITTEST
