@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -84,27 +85,54 @@ def unavailable(layout: Layout) -> str | None:
 def share_js_runners(repo: Path) -> Path:
     """Give the repository `repo` the runners' `node_modules` without copying anything.
 
-    `repo/node_modules` becomes a link to the install `scripts/js-runners` made, and that
-    install is named a shared install (CODER_SHARED_INSTALLS, for this process and the ones
-    it starts: a `coder` subprocess too), so coder's sandbox shows it to commands at
+    `repo/node_modules` becomes a link to the install `scripts/js-runners` made, which git
+    ignores (a line in the repository's own `.git/info/exclude`, when it is one already), and
+    that install is named a shared install (CODER_SHARED_INSTALLS, for this process and the
+    ones it starts: a `coder` subprocess too). Coder's sandbox then shows it to commands at
     `node_modules/` as a read-only lower layer under a throwaway upper: every write a command
-    makes there (vitest's `.vite`, jest's cache, tsbuildinfo) is thrown away and never
-    reaches the install or another run. Git does not see the link as a change (a top-level
-    dependency directory), and a run never commits it. For tests as for the bench: one
-    install, any number of repositories. FileNotFoundError when the runners are not
-    installed (`unavailable` says so first). Returns the install's `node_modules`."""
+    makes there (vitest's `.vite`, jest's cache, tsbuildinfo) is thrown away and never reaches
+    the install or another run. For tests as for the bench: one install, any number of
+    repositories. Commands run outside coder's sandbox would write into the install itself:
+    give such a tree a copy (`lay_out(..., copy_runners=True)`). FileNotFoundError when the
+    runners are not installed (`unavailable` says so first). Returns the install's
+    `node_modules`."""
     modules = js_runners_dir() / "node_modules"
     if not modules.is_dir():
         raise FileNotFoundError(f"{modules}: run scripts/js-runners")
     real = Path(os.path.realpath(modules))
     trust_shared_install(real)
-    link = repo / "node_modules"
-    if link.is_symlink() or link.is_file():
-        link.unlink()  # a committed link or file of the fixture: replaced, never followed
-    elif link.is_dir():
-        shutil.rmtree(link)
-    link.symlink_to(real, target_is_directory=True)
+    _clear(repo / "node_modules")
+    (repo / "node_modules").symlink_to(real, target_is_directory=True)
+    exclude = repo / ".git" / "info" / "exclude"
+    if (repo / ".git").is_dir() and not (repo / ".git").is_symlink():
+        exclude.parent.mkdir(exist_ok=True)
+        text = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
+        if RUNNERS_EXCLUDE not in text.splitlines():
+            separator = "" if not text or text.endswith("\n") else "\n"
+            exclude.write_text(f"{text}{separator}{RUNNERS_EXCLUDE}\n", encoding="utf-8")
     return real
+
+
+RUNNERS_EXCLUDE = "/node_modules"
+"""The exclude line for the link (`node_modules/`, as a .gitignore has it, matches no link)."""
+
+
+def copy_js_runners(repo: Path) -> None:
+    """A real copy (`cp -a`) of the runners' `node_modules` into `repo`: only for a tree whose
+    commands run outside coder's sandbox, where a shared install would take their writes."""
+    modules = js_runners_dir() / "node_modules"
+    if not modules.is_dir():
+        raise FileNotFoundError(f"{modules}: run scripts/js-runners")
+    _clear(repo / "node_modules")
+    subprocess.run(["cp", "-a", f"{modules}/.", str(repo / "node_modules")], check=True)
+
+
+def _clear(path: Path) -> None:
+    """Whatever is at `path` (a committed link or file is removed, never followed)."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
 
 
 def make_venv(path: Path, editable: list[Path], *, system_site_packages: bool = False) -> Path:
@@ -128,13 +156,18 @@ def make_venv(path: Path, editable: list[Path], *, system_site_packages: bool = 
     return path
 
 
-def lay_out(fixture_dir: Path, repo: Path, layout: Layout) -> None:
-    """Add what git does not track to a committed fixture repository."""
+def lay_out(fixture_dir: Path, repo: Path, layout: Layout, *, copy_runners: bool = False) -> None:
+    """Add what git does not track to a committed fixture repository. The runners are
+    shared (`share_js_runners`); `copy_runners` copies them, for a tree whose commands run
+    outside coder's sandbox (a test that runs the fixture's suite itself)."""
     ignored = fixture_dir / "ignored"
     if ignored.is_dir():
         shutil.copytree(ignored, repo, dirs_exist_ok=True)
     if layout.node_modules == "js-runners":
-        share_js_runners(repo)
+        if copy_runners:
+            copy_js_runners(repo)
+        else:
+            share_js_runners(repo)
     if layout.venv:
         editable = [repo / e for e in layout.editable]
         make_venv(repo / layout.venv, editable, system_site_packages=layout.system_site_packages)

@@ -80,7 +80,9 @@ def test_the_runners_are_shared_by_link_and_a_command_never_writes_them(
     modules = repo / "node_modules"
     assert modules.is_symlink() and modules.resolve() == runners_cache / "node_modules"
     assert str(runners_cache / "node_modules") in os.environ[SHARED_INSTALLS_ENV].split(":")
-    assert uncommitted_changes(repo) == []  # the link is the environment, not a change
+    assert _git(repo, "status", "--porcelain", "--ignored") == "!! node_modules\n"
+    (repo / ".git" / "info" / "exclude").write_text("")  # as a repository without the line
+    assert uncommitted_changes(repo) == []  # the link is still the environment, not a change
     before = snapshot(runners_cache)
     with confined(repo) as box:
         done = box.run(
@@ -90,6 +92,17 @@ def test_the_runners_are_shared_by_link_and_a_command_never_writes_them(
         assert done.output.split() == ["console.log('ran')", "changed"], done.output
         assert scan_worktree(box.worktree).changes == []
     assert snapshot(runners_cache) == before
+
+
+def test_a_tree_whose_commands_run_unconfined_gets_a_copy(runners_cache: Path, tmp_path: Path):
+    repo = _committed_repo(tmp_path / "repo")
+    lay_out(tmp_path / "no-fixture-dir", repo, Layout(node_modules="js-runners"), copy_runners=True)
+    modules = repo / "node_modules"
+    assert modules.is_dir() and not modules.is_symlink()
+    assert (modules / ".bin" / "fake-runner").resolve() == modules / "fake-runner" / "cli.js"
+    (modules / "fake-runner" / "cli.js").write_text("changed\n")
+    assert "ran" in (runners_cache / "node_modules" / "fake-runner" / "cli.js").read_text()
+    assert _git(repo, "status", "--porcelain") == ""
 
 
 def test_the_runners_are_found_by_the_lockfile_they_were_installed_from(
