@@ -206,9 +206,6 @@ def _prepare(
         ) from None
     notes += placed.notes
     exposed = [Exposure(s.rel, s.source, s.is_dir) for s in placed.exposed]
-    missing = _program_left_out(test_cmd, origin, worktree, exposed, placed.copied)
-    if missing is not None:
-        raise RepoEnvironmentError(_left_out_message(missing, notes))
     secrets = [
         s.rel
         for s in found.selections
@@ -217,6 +214,9 @@ def _prepare(
     if secrets:
         notes.append(f"brought in secret-looking file(s) you named: {', '.join(secrets)}")
     submodules = check_out_submodules(origin, worktree, notes)
+    missing = _program_left_out(test_cmd, origin, worktree, exposed, placed.copied)
+    if missing is not None:  # after the submodules, which may hold it
+        raise RepoEnvironmentError(_left_out_message(missing, notes))
     base = venv_base_prefix(venv) if venv else None
     prefixes = [*interpreter_prefixes(), *([base] if base else []), *([venv] if venv else [])]
     return RepoEnvironment(
