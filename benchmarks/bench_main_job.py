@@ -5,8 +5,7 @@ Each side is a fresh checkout of one commit (a detached `git worktree` of this r
 clone would have it) running `python -m coder bench --json FILE` from its own root with only
 its own code on PYTHONPATH. The sides alternate (before, after, before, after, ...), so a
 machine whose load drifts slows both alike; the script prints each side's median wall time,
-the ratio after/before pair by pair (median), the CPU seconds of each side's whole process
-tree (the kernel's accounting: what a loaded machine makes it wait is not in it), what the JavaScript runner fixtures' runs took
+the ratio after/before pair by pair (median), what the JavaScript runner fixtures' runs took
 (sum of their runs' `wall_s`), and how many runs differed from fixtures/expected.json (the
 bench's own `unexpected`). The runners must be installed (`scripts/js-runners`), or both
 sides skip those fixtures and the comparison says nothing.
@@ -24,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -45,7 +43,6 @@ class Side:
     rev: str
     checkout: Path
     walls: list[float] = field(default_factory=list)
-    cpus: list[float] = field(default_factory=list)
     runner_walls: list[float] = field(default_factory=list)
     runs: list[int] = field(default_factory=list)
     unexpected: list[int] = field(default_factory=list)
@@ -85,9 +82,9 @@ def run_bench(side: Side, out: Path, only: str | None, workers: int) -> None:
     argv = [sys.executable, "-m", "coder", "bench", "--json", str(out), "--workers", str(workers)]
     if only:
         argv += ["--only", only]
-    started, used = time.monotonic(), _children_cpu()
+    started = time.monotonic()
     done = subprocess.run(argv, cwd=side.checkout, env=env, capture_output=True, text=True)
-    wall, cpu = time.monotonic() - started, _children_cpu() - used
+    wall = time.monotonic() - started
     if not out.is_file():
         raise SystemExit(
             f"{side.name}: coder bench wrote no report (exit {done.returncode})\n{done.stderr[-2000:]}"
@@ -95,24 +92,16 @@ def run_bench(side: Side, out: Path, only: str | None, workers: int) -> None:
     data = json.loads(out.read_text(encoding="utf-8"))
     rows = data["runs"]
     side.walls.append(wall)
-    side.cpus.append(cpu)
     side.runs.append(len(rows))
     side.runner_walls.append(sum(r["wall_s"] for r in rows if r["fixture"] in RUNNER_FIXTURES))
     side.unexpected.append(sum(1 for r in rows if r.get("unexpected")))
     side.skipped.append(len(data.get("skipped", [])))
     print(
-        f"  {side.name:<6} {wall:7.1f} s wall, {cpu:7.1f} s cpu, {len(rows)} runs, runner fixtures' runs "
+        f"  {side.name:<6} {wall:7.1f} s  {len(rows)} runs, runner fixtures' runs "
         f"{side.runner_walls[-1]:.1f} s, unexpected {side.unexpected[-1]}, "
         f"skipped {side.skipped[-1]} (exit {done.returncode})",
         flush=True,
     )
-
-
-def _children_cpu() -> float:
-    """User and system seconds of every finished descendant (the kernel's accounting, so a
-    loaded machine's waiting is not in it: cpu / 2 is what 2 idle cores would need at least)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
