@@ -2,9 +2,14 @@
 
 Two sources. Dependency directories by name (`node_modules` at any depth, `.venv`, `venv`),
 which are exposed as they are; and what `.worktreeinclude` (at the checkout's top) and the
-`include` config key name in gitignore syntax (sandbox/ignorefile.py). Only ignored paths
-count: what git tracks is already in the worktree, so a literal pattern naming a tracked
-file is a mistake worth stopping for.
+`include` config key name in gitignore syntax (sandbox/ignorefile.py). Only what git does
+not track counts: what git tracks is already in the worktree, so a literal pattern naming a
+tracked file is a mistake worth stopping for.
+
+A dependency directory at the checkout's top that git neither tracks nor ignores (what
+`python -m venv .venv` leaves in a project without that ignore line) comes in as an ignored
+one would, and so does an untracked directory an include names: the worktree hides it from
+git itself (sandbox/materialize.py), so it is never taken for the run's work.
 
 Ignored paths come from one `git ls-files --others --ignored --directory`, which reports a
 wholly ignored directory as one entry without descending into it: a 200 MB node_modules
@@ -25,12 +30,13 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sandbox.changes import LIST_IGNORED
 from sandbox.gitcli import git, split_z
 from sandbox.ignorefile import IncludePattern, PatternError, last_match, parse_patterns
+from sandbox.shared_installs import SHARED_INSTALLS_ENV, in_shared_install
 from summarizers.repofiles import read_beneath
 
 DEPENDENCY_DIRS = frozenset({"node_modules", ".venv", "venv"})
@@ -71,6 +77,7 @@ class Selection:
     source: Path  # the host path to expose or copy (symlinks resolved, inside the checkout)
     origin: str  # "dependency", ".worktreeinclude" or "include"
     secret: bool = False  # looks like a secret and was named explicitly
+    unignored: bool = False  # neither tracked nor ignored in the checkout (a directory)
 
 
 @dataclass
@@ -124,10 +131,17 @@ def find_selections(
         if rel.rsplit("/", 1)[-1] in DEPENDENCY_DIRS and (is_dir or (checkout / rel).is_symlink()):
             found.selections.append(_select(checkout, rel, "dependency", explicit=False))
             taken.add(rel)
-    for name in sorted(DEPENDENCY_DIRS):  # a symlink git does not call ignored still counts
+    unignored = _untracked_dirs(checkout, everywhere=any(not p.negated for p in patterns))
+    for rel in sorted(unignored):
+        if rel in DEPENDENCY_DIRS and rel not in taken:
+            selection = _select(checkout, rel, "dependency", explicit=False)
+            found.selections.append(replace(selection, unignored=True))
+            taken.add(rel)
+    for name in sorted(DEPENDENCY_DIRS):  # a symlink to a file, say: checked all the same
         if name not in taken and (checkout / name).is_symlink():
             _inside(checkout, name)
     candidates = dict(ignored)
+    candidates.update((rel, True) for rel in unignored)
     for pattern in patterns:
         candidates.update(_look_inside(checkout, pattern, ignored))
     chosen: list[tuple[str, bool, IncludePattern]] = []
@@ -155,6 +169,8 @@ def find_selections(
             )
             continue
         selection = _select(checkout, rel, decided.source, explicit=secret)
+        if rel in unignored:
+            selection = replace(selection, unignored=True)
         found.selections.append(selection)
         if selection.is_dir:
             found.secrets_masked += _secrets_inside(selection, found.notes)
@@ -170,6 +186,26 @@ def _ignored_entries(checkout: Path) -> list[tuple[str, bool]]:
         if rel:
             entries.append((rel, item.endswith("/")))
     return entries
+
+
+def _untracked_dirs(checkout: Path, *, everywhere: bool) -> set[str]:
+    """Directories (or symlinks to one) git neither tracks nor ignores, each reported whole:
+    the top's dependency directories only, unless `everywhere` (an include may name any)."""
+    specs = ["."] if everywhere else [f":(top,literal){name}" for name in sorted(DEPENDENCY_DIRS)]
+    listed = split_z(
+        git(
+            ["ls-files", "-z", "--others", "--exclude-standard", "--directory", "--", *specs],
+            checkout,
+            env={"GIT_LITERAL_PATHSPECS": "0"},
+        )
+    )
+    found = set()
+    for item in listed:
+        rel = item.rstrip("/")
+        path = checkout / rel
+        if rel and (item.endswith("/") or (path.is_symlink() and path.is_dir())):
+            found.add(rel)
+    return found
 
 
 def _look_inside(
@@ -233,29 +269,38 @@ def _refuse_tracked(checkout: Path, patterns: list[IncludePattern]) -> None:
 
 
 def _select(checkout: Path, rel: str, origin: str, *, explicit: bool) -> Selection:
-    source = _inside_every_step(checkout, rel)
+    source = _inside_every_step(checkout, rel, shared=origin == "dependency")
     return Selection(rel, source.is_dir(), source, origin, secret=explicit)
 
 
-def _inside_every_step(checkout: Path, rel: str) -> Path:
+def _inside_every_step(checkout: Path, rel: str, *, shared: bool = False) -> Path:
     """Where `rel` leads, checked at each component: a symlinked directory on the way (one
-    inside an ignored directory, say) may not lead out of the repository either."""
+    inside an ignored directory, say) may not lead out of the repository either.
+    `shared`: `rel` itself (a dependency directory) may lead into a shared install."""
     parts = [p for p in rel.split("/") if p not in ("", ".")]
-    for end in range(1, len(parts) + 1):
+    for end in range(1, len(parts)):
         step = "/".join(parts[:end])
         if (checkout / step).is_symlink():
             _inside(checkout, step)
-    return _inside(checkout, rel) if parts else checkout
+    return _inside(checkout, rel, shared=shared) if parts else checkout
 
 
-def _inside(checkout: Path, rel: str) -> Path:
-    """Where a symlink in the checkout leads, which must stay inside it (and out of .git)."""
+def _inside(checkout: Path, rel: str, *, shared: bool = False) -> Path:
+    """Where a symlink in the checkout leads, which must stay inside it (and out of .git),
+    or with `shared`, may lead into a shared install (sandbox/shared_installs.py)."""
     target = Path(os.path.realpath(checkout / rel))
     top = Path(os.path.realpath(checkout))
+    if shared and (checkout / rel).is_symlink() and in_shared_install(target):
+        return target
     if target == top or not target.is_relative_to(top) or ".git" in target.relative_to(top).parts:
+        shared_hint = (
+            f" (or an install shared between checkouts, named in {SHARED_INSTALLS_ENV})"
+            if shared
+            else ""
+        )
         raise IncludeError(
             f"{rel} is a symlink to {target}, outside the repository; "
-            "commands may only see the repository's own files"
+            f"commands may only see the repository's own files{shared_hint}"
         )
     return target
 

@@ -5,8 +5,11 @@ worktree gets an empty mount point that the view binds the user's directory over
 in `none` mode it gets a real directory of symlinks into the user's copy (a real directory,
 so an ignore rule written `node_modules/` still matches it; a symlink would not be a
 directory to git, and would show up as a change). Nothing placed may look new to git in the
-worktree, or the harness would take it for the step's work: git is asked, and what it would
-report (say, ignored only by a rule in an uncommitted .gitignore) is taken back with a note.
+worktree, or the harness would take it for the step's work: a directory git neither tracks
+nor ignores in the checkout gets a `.gitignore` of `*` at its top in the worktree (what
+`python -m venv` writes there since Python 3.13), so git ignores it there as an ignored one
+would be; then git is asked, and what it would still report (say, ignored only by a rule in
+an uncommitted .gitignore) is taken back with a note.
 """
 
 from __future__ import annotations
@@ -50,7 +53,9 @@ def place(selections: list[Selection], worktree: Path, *, linked: bool, masked: 
         else:
             target.mkdir() if selection.is_dir else target.touch()
             made.append((selection, False))
-    visible = _untracked(worktree, [s.rel for s, _ in made])
+        if _self_ignored(selection):
+            _ignore_all(target)
+    visible = _untracked(worktree, [s.rel for s, _ in made if not _self_ignored(s)])
     for selection, copied in made:
         if selection.rel in visible:
             _remove(worktree / selection.rel, worktree)
@@ -63,6 +68,23 @@ def place(selections: list[Selection], worktree: Path, *, linked: bool, masked: 
         else:
             placed.exposed.append(selection)
     return placed
+
+
+SELF_IGNORE = "*\n"
+"""A directory's own `.gitignore` that hides it, itself included, from git."""
+
+
+def _self_ignored(selection: Selection) -> bool:
+    """Whether the worktree's copy of `selection` hides itself from git (an untracked
+    directory of the checkout: git would list its mount point, empty but for that file)."""
+    return selection.unignored and selection.is_dir
+
+
+def _ignore_all(directory: Path) -> None:
+    """Make git ignore `directory` in the worktree without touching the repository's rules."""
+    own = directory / ".gitignore"
+    if not own.exists() and not own.is_symlink():
+        own.write_text(SELF_IGNORE, encoding="utf-8")
 
 
 def _copy_file(source: Path, target: Path) -> None:

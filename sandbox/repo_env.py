@@ -15,6 +15,8 @@ error is one line (exit 2 at the CLI).
 from __future__ import annotations
 
 import os
+import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -212,6 +214,9 @@ def _prepare(
     if secrets:
         notes.append(f"brought in secret-looking file(s) you named: {', '.join(secrets)}")
     submodules = check_out_submodules(origin, worktree, notes)
+    missing = _program_left_out(test_cmd, origin, worktree, exposed, placed.copied)
+    if missing is not None:  # after the submodules, which may hold it
+        raise RepoEnvironmentError(_left_out_message(missing, notes))
     base = venv_base_prefix(venv) if venv else None
     prefixes = [*interpreter_prefixes(), *([base] if base else []), *([venv] if venv else [])]
     return RepoEnvironment(
@@ -261,6 +266,69 @@ def _readable_by(
                 f"{where} in your checkout"
             )
     return kept
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    program: str  # the test command's first word, as written
+    directory: str  # checkout-relative: the part of its path the worktree lacks
+
+
+def _program_left_out(
+    command: str | None,
+    checkout: Path,
+    worktree: Path,
+    exposed: list[Exposure],
+    copied: list[str],
+) -> LeftOut | None:
+    """The test command's program when it is a file of the checkout that the run's worktree
+    lacks (neither tracked nor brought in): run there, it could only be "not found"."""
+    program = command_program(command)
+    if program is None:
+        return None
+    path = Path(program)
+    if path.is_absolute():
+        if not path.is_relative_to(checkout):
+            return None
+        path = path.relative_to(checkout)
+    rel = path.as_posix()
+    if rel.startswith("../") or not (checkout / rel).exists():
+        return None
+    brought = [e.rel for e in exposed] + copied
+    if any(rel == b or rel.startswith(b + "/") for b in brought) or (worktree / rel).exists():
+        return None
+    parts = rel.split("/")
+    for end in range(1, len(parts) + 1):
+        prefix = "/".join(parts[:end])
+        if not (worktree / prefix).exists():
+            return LeftOut(program, prefix)
+    return None
+
+
+def command_program(command: str | None) -> str | None:
+    """The first word of a test command after its `NAME=value` assignments, when it is a
+    path (`.venv/bin/python`, `node_modules/.bin/jest`); None for a name looked up on PATH."""
+    try:
+        words = shlex.split(command or "")
+    except ValueError:
+        return None
+    while words and _ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    return words[0] if words and "/" in words[0] else None
+
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _left_out_message(left: LeftOut, notes: list[str]) -> str:
+    why = next((n for n in notes if f"{left.directory} " in n or f"{left.directory}:" in n), None)
+    because = f" ({why})" if why else ""
+    return (
+        f"the test command runs {left.program}, which is in your checkout but not in the run's "
+        f"worktree: {left.directory} is neither tracked nor brought in{because}; bring it in "
+        f'with include = ["/{left.directory}"] in .coder.toml (or the line /{left.directory} '
+        "in .worktreeinclude)"
+    )
 
 
 def git_layout(root: Path) -> GitLayout | None:

@@ -25,7 +25,8 @@ from pathlib import Path
 from types import TracebackType
 
 from sandbox.acl import NOBODY_UID, grant_tree
-from sandbox.gitcli import GitError, git, git_line, git_ok
+from sandbox.gitcli import GitError, git, git_line, git_ok, split_z
+from sandbox.includes import DEPENDENCY_DIRS
 
 WORKTREES_DIR = "coder-worktrees"
 BRANCH_PREFIX = "coder/"
@@ -227,7 +228,30 @@ def _enter(top: Path, common: Path) -> bool:
     """Ready the repository for another worktree; whether the user's tree is dirty."""
     ensure_excluded(common)
     _prune(top, common)
-    return bool(git(["--no-optional-locks", "status", "--porcelain", "-z", "-unormal"], top))
+    return bool(uncommitted_changes(top))
+
+
+def uncommitted_changes(top: Path) -> list[str]:
+    """What `git status` lists in the user's tree (a rename's old path left out), less the
+    top's dependency directories git neither tracks nor ignores (a `.venv` made in a
+    project without that ignore line): those are the environment, brought into a run's
+    view as ignored ones are (sandbox/includes.py), not changes of the user's."""
+    status = ["--no-optional-locks", "status", "--porcelain", "-z", "-unormal"]
+    entries = iter(split_z(git(status, top)))
+    paths = []
+    for entry in entries:
+        path = entry[3:]
+        if entry[:1] in ("R", "C"):
+            next(entries, None)  # the path it was renamed or copied from
+        if entry[:2] == "??" and _is_environment(top, path):
+            continue
+        paths.append(path)
+    return paths
+
+
+def _is_environment(top: Path, path: str) -> bool:
+    rel = path.rstrip("/")
+    return rel in DEPENDENCY_DIRS and (path.endswith("/") or (top / rel).is_dir())
 
 
 def _add_worktree(

@@ -10,15 +10,18 @@ over the committed repo (its `.gitignore` must ignore all of it), and `layout.to
   `system_site_packages = true` to see the interpreter's own packages (pytest);
 - `[submodules] "vendor/lib" = "submodules/lib"`: a repository made of that fixture
   directory, added as a submodule at that path (offline, from the local path);
-- `node_modules = "js-runners"`: a real copy (`cp -a`) of the `node_modules/` that
-  `scripts/js-runners` installed in its cache (the pinned vitest, jest, mocha, node-tap and
-  typescript), as a user's `npm ci` leaves it: the registry is not reachable from a run, and a
-  copy (not a link) is what the sandbox must make writable and throwaway. Without the cache the
-  fixture cannot run: `unavailable` says why, and the bench skips it.
+- `node_modules = "js-runners"`: the `node_modules/` that `scripts/js-runners` installed in
+  its cache (the pinned vitest, jest, mocha, node-tap and typescript), shared, never copied
+  (`share_js_runners`): the repository's `node_modules` is a link to the install, which the
+  sandbox shows commands as the checkout's own, a read-only lower layer under a throwaway
+  upper (sandbox/shared_installs.py, sandbox/overlay.py). A copy cost 252 MB and 19,585 files
+  per run. Without the cache the fixture cannot run: `unavailable` says why, and the bench
+  skips it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -30,6 +33,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sandbox.gitcli import git
+from sandbox.shared_installs import trust_shared_install
 
 
 class Layout(BaseModel):
@@ -48,15 +52,25 @@ class Layout(BaseModel):
 
 
 JS_RUNNERS_ENV = "CODER_JS_RUNNERS"
+JS_RUNNERS_LOCK = (
+    Path(__file__).resolve().parents[2] / "scripts" / "js-runners.d" / "package-lock.json"
+)
+"""The lockfile `scripts/js-runners` installs from (absent where coder is installed as a package)."""
 
 
 def js_runners_dir() -> Path:
-    """Where `scripts/js-runners` installs the pinned runners (the same rule as the script)."""
+    """Where `scripts/js-runners` installed the pinned runners (the same rule as the script):
+    the cache's directory for this checkout's lockfile, else the cache itself (its
+    `node_modules` is the latest install, or one made before the cache was keyed)."""
     configured = os.environ.get(JS_RUNNERS_ENV)
-    if configured:
-        return Path(configured)
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "coder" / "js-runners"
+    base = Path(configured) if configured else Path(cache) / "coder" / "js-runners"
+    try:
+        key = hashlib.sha256(JS_RUNNERS_LOCK.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return base
+    keyed = base / key
+    return keyed if (keyed / "node_modules").is_dir() else base
 
 
 def unavailable(layout: Layout) -> str | None:
@@ -66,6 +80,59 @@ def unavailable(layout: Layout) -> str | None:
         if not modules.is_dir():
             return f"no JavaScript runners in {modules.parent}: run scripts/js-runners"
     return None
+
+
+def share_js_runners(repo: Path) -> Path:
+    """Give the repository `repo` the runners' `node_modules` without copying anything.
+
+    `repo/node_modules` becomes a link to the install `scripts/js-runners` made, which git
+    ignores (a line in the repository's own `.git/info/exclude`, when it is one already), and
+    that install is named a shared install (CODER_SHARED_INSTALLS, for this process and the
+    ones it starts: a `coder` subprocess too). Coder's sandbox then shows it to commands at
+    `node_modules/` as a read-only lower layer under a throwaway upper: every write a command
+    makes there (vitest's `.vite`, jest's cache, tsbuildinfo) is thrown away and never reaches
+    the install or another run. For tests as for the bench: one install, any number of
+    repositories. Commands run outside coder's sandbox would write into the install itself:
+    give such a tree a copy (`lay_out(..., copy_runners=True)`). FileNotFoundError when the
+    runners are not installed (`unavailable` says so first). Returns the install's
+    `node_modules`."""
+    modules = js_runners_dir() / "node_modules"
+    if not modules.is_dir():
+        raise FileNotFoundError(f"{modules}: run scripts/js-runners")
+    real = Path(os.path.realpath(modules))
+    trust_shared_install(real)
+    _clear(repo / "node_modules")
+    (repo / "node_modules").symlink_to(real, target_is_directory=True)
+    exclude = repo / ".git" / "info" / "exclude"
+    if (repo / ".git").is_dir() and not (repo / ".git").is_symlink():
+        exclude.parent.mkdir(exist_ok=True)
+        text = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
+        if RUNNERS_EXCLUDE not in text.splitlines():
+            separator = "" if not text or text.endswith("\n") else "\n"
+            exclude.write_text(f"{text}{separator}{RUNNERS_EXCLUDE}\n", encoding="utf-8")
+    return real
+
+
+RUNNERS_EXCLUDE = "/node_modules"
+"""The exclude line for the link (`node_modules/`, as a .gitignore has it, matches no link)."""
+
+
+def copy_js_runners(repo: Path) -> None:
+    """A real copy (`cp -a`) of the runners' `node_modules` into `repo`: only for a tree whose
+    commands run outside coder's sandbox, where a shared install would take their writes."""
+    modules = js_runners_dir() / "node_modules"
+    if not modules.is_dir():
+        raise FileNotFoundError(f"{modules}: run scripts/js-runners")
+    _clear(repo / "node_modules")
+    subprocess.run(["cp", "-a", f"{modules}/.", str(repo / "node_modules")], check=True)
+
+
+def _clear(path: Path) -> None:
+    """Whatever is at `path` (a committed link or file is removed, never followed)."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
 
 
 def make_venv(path: Path, editable: list[Path], *, system_site_packages: bool = False) -> Path:
@@ -89,17 +156,18 @@ def make_venv(path: Path, editable: list[Path], *, system_site_packages: bool = 
     return path
 
 
-def lay_out(fixture_dir: Path, repo: Path, layout: Layout) -> None:
-    """Add what git does not track to a committed fixture repository."""
+def lay_out(fixture_dir: Path, repo: Path, layout: Layout, *, copy_runners: bool = False) -> None:
+    """Add what git does not track to a committed fixture repository. The runners are
+    shared (`share_js_runners`); `copy_runners` copies them, for a tree whose commands run
+    outside coder's sandbox (a test that runs the fixture's suite itself)."""
     ignored = fixture_dir / "ignored"
     if ignored.is_dir():
         shutil.copytree(ignored, repo, dirs_exist_ok=True)
     if layout.node_modules == "js-runners":
-        modules = js_runners_dir() / "node_modules"
-        if not modules.is_dir():
-            raise FileNotFoundError(f"{modules}: run scripts/js-runners")
-        (repo / "node_modules").mkdir(exist_ok=True)
-        subprocess.run(["cp", "-a", f"{modules}/.", str(repo / "node_modules")], check=True)
+        if copy_runners:
+            copy_js_runners(repo)
+        else:
+            share_js_runners(repo)
     if layout.venv:
         editable = [repo / e for e in layout.editable]
         make_venv(repo / layout.venv, editable, system_site_packages=layout.system_site_packages)

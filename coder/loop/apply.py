@@ -37,7 +37,8 @@ from coder.loop.applytree import (
 )
 from coder.loop.outputs import save_result
 from contracts.result import RunResult
-from sandbox.gitcli import GitError, git, git_line, git_ok, split_z
+from sandbox.gitcli import GitError, git, git_line, git_ok
+from sandbox.workspace import uncommitted_changes
 
 LOCK_NAME = "coder-apply.lock"
 LOCK_WAIT_S = 60.0
@@ -190,7 +191,7 @@ def _judge(
             "already applied",
         )
     _record(run_dir, result, False)
-    dirty = _changed_paths(repo)
+    dirty = uncommitted_changes(repo)
     if dirty:
         return _not(
             f"your working tree has uncommitted changes ({_few(dirty)}); commit or stash them, "
@@ -304,18 +305,6 @@ def _repository_lock(repo: Path) -> Iterator[int | None]:
             yield handle.fileno()
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _changed_paths(repo: Path) -> list[str]:
-    """Tracked changes and untracked files: an earlier apply's new file counts, or two runs
-    that each added a file would both find the tree clean."""
-    entries = iter(split_z(git(["--no-optional-locks", "status", "--porcelain", "-z"], repo)))
-    paths = []
-    for entry in entries:
-        paths.append(entry[3:])
-        if entry[:1] in ("R", "C"):
-            next(entries, None)  # the path it was renamed or copied from
-    return paths
 
 
 def _not(line: str, reason: str) -> ApplyOutcome:
