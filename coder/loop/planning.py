@@ -136,15 +136,18 @@ def record_version(
 
 
 def _reset(rt: Runtime, before: Checkpoint, phase: str) -> None:
+    """What the phase's commands changed, put back; a test runner's artifacts go too, unsaid
+    (they are never the model's doing)."""
     report = rt.checkpoints.rollback(before, before.sha)
-    if report.paths:
+    paths = rt.checkpoints.artifacts.without(report.paths)
+    if paths:
         rt.trace.emit(
             "rollback",
             step=None,
             phase=phase,
             to="HEAD",
             sha=before.sha,
-            paths=report.paths,
+            paths=paths,
             complete=True,
             restored_by_harness=[],
             note=f"reset what the {phase} phase's commands changed",

@@ -63,5 +63,12 @@ def pytest_runtest_makereport(item, call):  # noqa: ANN001, ANN201
 
 
 @pytest.hookimpl(trylast=True)
+def pytest_collectreport(report):  # noqa: ANN001, ANN201
+    """A file that failed to collect (an import error) fails every test in it: its own id."""
+    if report.failed and report.nodeid:
+        _write(report.nodeid, "collect", "error")
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):  # noqa: ANN001, ANN201
     _write("", "session", "finished")

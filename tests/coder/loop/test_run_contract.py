@@ -393,7 +393,7 @@ def test_model_commands_reach_no_network_and_write_nothing_outside_the_worktree(
 def test_a_catastrophic_text_pattern_fails_its_check_instead_of_hanging(
     calc_repo, script, monkeypatch
 ):
-    from coder.loop import verifier
+    from coder.checks import text as verifier
 
     monkeypatch.setattr(verifier, "TEXT_SEARCH_SECONDS", 1.0)
     slow = step("slow", ["calc.py"], [{"kind": "text_absent", "pattern": "(a|aa)+$"}])
