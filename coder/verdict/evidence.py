@@ -78,7 +78,10 @@ def _unread_lines(verdict: Verdict) -> list[str]:
     now = verdict.now
     if now.readers or now.outcomes or now.timed_out:
         return []
-    return ["no test runner coder reads printed these results: judged by the exit status"]
+    said = "no test runner coder reads printed these results: judged by the exit status"
+    if now.passed_count:
+        said += f" and its counts line ({now.passed_count} passed)"
+    return [said]
 
 
 def final_detail(verdict: Verdict, reused: str = "") -> str:

@@ -9,16 +9,21 @@ the log still gives messages and errors.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 
 from summarizers.logformats.prep import prepare
 from summarizers.runners.base import Reading, Runner
+from summarizers.runners.commands import direct_runner
 from summarizers.runners.model import TESTS, Section, TestLog
 from summarizers.runners.sections import Span, split_sections
 from summarizers.runners.table import RUNNERS
 
 MIN_SNIFF = 0.0
 """At or below this, no runner recognises a section: it is read as a section of no test runner."""
+OTHER_PROGRAM_SNIFF = 0.3
+"""A section whose own command no runner module runs (`ava`, `cargo test`) is claimed by a
+runner's reading only on strong signs (a TAP header, a summary line), never on a check mark."""
 ERROR_LINES = 5
 _ERROR = re.compile(
     r"(\berror\b|\bERR!|Error:|\bERROR\b|\bFAIL(?:ED)?\b|✖|✗|failed|not met|exited? (?:with )?code [1-9])",
@@ -43,7 +48,7 @@ def read_lines(lines: list[str], reports: Mapping[str, bytes] | None = None) -> 
     sections: list[Section] = []
     for span in split_sections(lines):
         part = lines[span.start : span.end]
-        runner = _pick(part, list(RUNNERS))
+        runner = _named(span.command) or _pick(part, list(RUNNERS), _floor(span.command))
         reading = _read(runner, part) if runner else Reading()
         sections.append(_section(span, part, runner, reading))
     return TestLog(_with_reports(sections, _reported(reports or {})))
@@ -62,8 +67,22 @@ def _reported(reports: Mapping[str, bytes]) -> dict[str, dict[str, str]]:
     return found
 
 
-def _pick(lines: list[str], runners: list[Runner]) -> Runner | None:
-    best, score = None, MIN_SNIFF
+def _named(command: str) -> Runner | None:
+    """The runner a section's own command runs, where the log names the command."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return None
+    found = direct_runner(argv) if argv else None
+    return found[0] if found else None
+
+
+def _floor(command: str) -> float:
+    return OTHER_PROGRAM_SNIFF if command.strip() else MIN_SNIFF
+
+
+def _pick(lines: list[str], runners: list[Runner], floor: float = MIN_SNIFF) -> Runner | None:
+    best, score = None, floor
     for runner in runners:
         try:
             said = runner.sniff(lines)
@@ -81,7 +100,28 @@ def _read(runner: Runner, lines: list[str]) -> Reading:
         return Reading()
 
 
+_COUNTED = re.compile(
+    r"\b(\d+) (?:tests? )?(passed|passing|failed|failing|skipped|pending|ignored)\b", re.IGNORECASE
+)
+_WORD = {"passing": "passed", "failing": "failed", "pending": "skipped", "ignored": "skipped"}
+
+
+def counts_line(lines: list[str]) -> dict[str, int]:
+    """What a runner coder does not read says of its totals (`2 tests passed`, `1 failed;
+    0 ignored`, `3 passing`), from its last lines: the judge's only count of such a run."""
+    counts: dict[str, int] = {}
+    for line in lines[-12:]:
+        seen: dict[str, int] = {}
+        for number, word in _COUNTED.findall(line):
+            key = _WORD.get(word.lower(), word.lower())
+            seen[key] = seen.get(key, 0) + int(number)
+        counts.update(seen)  # a later summary line says it last
+    return counts
+
+
 def _section(span: Span, lines: list[str], runner: Runner | None, reading: Reading) -> Section:
+    if runner is None and span.kind == TESTS and not reading.counts:
+        reading = Reading(counts=counts_line(lines))
     failing = any(o in ("failed", "error") for o in reading.outcomes.values())
     errors = list(reading.errors)
     if not failing and not errors:

@@ -96,6 +96,7 @@ def split_sections(lines: list[str]) -> list[Span]:
         else:
             first = starts.pop(0)
             starts.insert(0, (0, first[1], first[2]))
+            commands[0] = commands.pop(first[0], "")
     spans: list[Span] = []
     for k, (start, name, script) in enumerate(starts):
         end = starts[k + 1][0] if k + 1 < len(starts) else len(lines)

@@ -1,0 +1,51 @@
+"""A runner coder does not read runs whole and is judged by its exit status and its counts line
+where it prints one; every evidence line says so (issue 30)."""
+
+from __future__ import annotations
+
+from coder.verdict.evidence import final_detail, step_head
+from coder.verdict.judge import final_policy, judge, step_policy
+from coder.verdict.run import read_run
+from sandbox.running import CommandResult
+from summarizers.runners.reader import counts_line
+
+AVA = """
+> pkg@1.0.0 test
+> ava
+
+  ✔ adds
+  ✘ [fail]: subtracts Difference is not 1
+
+  ─
+
+  subtracts
+
+  1 test failed
+  1 test passed
+"""
+
+
+def test_the_counts_line_of_a_runner_coder_does_not_read() -> None:
+    assert counts_line(["  1 test failed", "  2 tests passed"]) == {"failed": 1, "passed": 2}
+    assert counts_line(["test result: ok. 5 passed; 0 failed; 1 ignored"]) == {
+        "passed": 5,
+        "failed": 0,
+        "skipped": 1,
+    }
+    assert counts_line(["all good"]) == {}
+
+
+def test_an_unknown_runner_is_judged_by_its_exit_and_the_evidence_says_so() -> None:
+    red = read_run("npm test", "npm test", CommandResult("npm test", 1, 1.0, AVA))
+    green = read_run(
+        "npm test", "npm test", CommandResult("npm test", 0, 1.0, AVA.replace("1 test failed", ""))
+    )
+    assert not red.facts().readers and red.facts().passed_count == 1
+    failed = judge(red.facts(), green.facts(), step_policy())
+    assert not failed.passed
+    assert "no test runner coder reads printed these results: judged by the exit status" in (
+        step_head(failed)
+    )
+    passed = judge(green.facts(), red.facts(), final_policy())
+    assert passed.passed
+    assert "judged by the exit status and its counts line (1 passed)" in final_detail(passed)
