@@ -29,6 +29,7 @@ from sandbox.changes import (
     WorktreeScan,
     hash_files,
     list_ignored,
+    path_batches,
     scan_worktree,
 )
 from sandbox.gitcli import GitError, git, git_concurrently, git_line, git_ok, join_z, split_z
@@ -171,11 +172,17 @@ class Checkpoints:
         limit = self.max_file_bytes
         big = [rel for rel, size in self._changed_sizes().items() if size > limit]
         if big:
-            tracked = set(split_z(git(["ls-files", "-z", "--", *big], self.root)))
+            tracked: set[str] = set()
+            for batch in path_batches(big):
+                tracked |= set(split_z(git(["ls-files", "-z", "--", *batch], self.root)))
             for rel in big:
                 (self.root / rel).unlink()
             if tracked:
-                git(["checkout", "-q", "HEAD", "--", *sorted(tracked)], self.root)
+                git(
+                    ["checkout", "-q", "HEAD", "--pathspec-from-file=-", "--pathspec-file-nul"],
+                    self.root,
+                    stdin=join_z(sorted(tracked)),
+                )
         return big
 
     def contains(self, commit: str, sha: str) -> bool:
