@@ -6,7 +6,8 @@ the branches of finished runs (with `--older-than DAYS`, only those older) and, 
 `--older-than`, the run directories older than that. A run still going is never touched: its
 worktree is owned by a live process (`sandbox.workspace.live_runs`), and its branch is checked
 out there. Branches under `coder/` that are not a run's (`coder/fix-12` pushed by `coder ci
-fix`, a person's own) are left alone.
+fix`, a person's own) are left alone, and so is a run's branch that carries a commit coder
+did not make (a person's commit on `coder/<id>`): deleting it would lose their work.
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sandbox.gitcli import GitError, git, git_line
+from sandbox.gitcli import HARNESS_EMAIL, HARNESS_NAME, GitError, git, git_line
 from sandbox.workspace import BRANCH_PREFIX, WorkspaceError, live_runs
 
 RUNS_DIR = Path(".coder") / "runs"
 _RUN_ID_TIME = re.compile(r"(\d{8}-\d{6})-[0-9a-f]{6}")
 DAY_S = 86_400.0
+CLOCK_SLACK_S = 5.0
+"""A commit's time is whole seconds and a run id's start too: this much past a run's end
+still counts as made by the run."""
 
 
 class CleanInputError(Exception):
@@ -54,6 +58,8 @@ class CleanPlan:
     """Run ids kept because they are going on now."""
     kept_newer: int = 0
     """Items kept because they are younger than --older-than."""
+    kept_foreign: list[str] = field(default_factory=list)
+    """One line per run branch kept because it carries a commit coder did not make."""
 
 
 def plan_clean(repo: Path, older_than_days: float | None, now: float | None = None) -> CleanPlan:
@@ -69,6 +75,7 @@ def plan_clean(repo: Path, older_than_days: float | None, now: float | None = No
     plan = CleanPlan(top)
     runs_dir = top / RUNS_DIR
     run_dirs = {p.name: p for p in runs_dir.iterdir() if p.is_dir()} if runs_dir.is_dir() else {}
+    ends = _run_ends(run_dirs)
     for branch, committed in _run_branches(top):
         run_id = branch.removeprefix(BRANCH_PREFIX)
         if run_id not in run_dirs and not _RUN_ID_TIME.fullmatch(run_id):
@@ -79,6 +86,13 @@ def plan_clean(repo: Path, older_than_days: float | None, now: float | None = No
         age = (now - _run_time(run_id, run_dirs.get(run_id), committed)) / DAY_S
         if older_than_days is not None and age < older_than_days:
             plan.kept_newer += 1
+            continue
+        foreign = _foreign_commit(top, branch, ends.get(branch))
+        if foreign is not None:
+            plan.kept_foreign.append(
+                f"kept: branch {branch} carries a commit coder did not make ({foreign}); "
+                f"delete it yourself if it is not wanted: git branch -D {branch}"
+            )
             continue
         plan.remove.append(Item("branch", branch, run_id, age, _status(run_dirs.get(run_id))))
     if older_than_days is None:
@@ -132,6 +146,54 @@ def _run_branches(top: Path) -> list[tuple[str, float]]:
         name, _, when = line.partition("\t")
         branches.append((name, float(when or 0)))
     return branches
+
+
+def _run_ends(run_dirs: dict[str, Path]) -> dict[str, float]:
+    """Branch -> when the last run on it ended (a resumed run goes on on the branch of the run
+    it resumes): its id's start time plus its wall time, from each result.json."""
+    ends: dict[str, float] = {}
+    for run_id, run_dir in run_dirs.items():
+        try:
+            result = json.loads((run_dir / "result.json").read_text())
+        except (OSError, ValueError):
+            continue
+        match = _RUN_ID_TIME.fullmatch(run_id)
+        if not isinstance(result, dict) or match is None:
+            continue
+        branch, wall = result.get("branch"), result.get("wall_s")
+        if not isinstance(branch, str) or not isinstance(wall, int | float):
+            continue
+        start = datetime.strptime(match[1], "%Y%m%d-%H%M%S").replace(tzinfo=UTC).timestamp()
+        ends[branch] = max(ends.get(branch, 0.0), start + float(wall))
+    return ends
+
+
+def _foreign_commit(top: Path, branch: str, run_end: float | None) -> str | None:
+    """A commit that only `branch` holds (no other branch, tag, remote or HEAD, other run
+    branches aside) and that coder did not make, as `sha "subject"`; None when every one is
+    coder's. Coder's commits carry its identity and its words (a `Coder-Step:` trailer, or a
+    subject `coder: ...`), and none is later than the run's end, when that is known."""
+    log = git(
+        [
+            "log",
+            "-z",
+            "--format=%h%x01%cn%x01%ce%x01%ct%x01%s%x01%(trailers:key=Coder-Step,valueonly)",
+            f"refs/heads/{branch}",
+            "--not",
+            f"--exclude=refs/heads/{BRANCH_PREFIX}*",
+            "--all",
+        ],
+        top,
+    ).decode("utf-8", errors="replace")
+    for record in filter(None, log.split("\0")):
+        sha, name, email, when, subject, step = (record.split("\x01") + [""] * 6)[:6]
+        ours = (name, email) == (HARNESS_NAME, HARNESS_EMAIL) and (
+            step.strip() or subject.startswith("coder: ")
+        )
+        late = run_end is not None and float(when or 0) > run_end + CLOCK_SLACK_S
+        if not ours or late:
+            return f'{sha} "{subject}"'
+    return None
 
 
 def _run_time(run_id: str, run_dir: Path | None, committed: float | None) -> float:
@@ -188,6 +250,8 @@ def clean(
         say(f"kept: run {run_id} is going on now")
     if plan.kept_newer:
         say(f"kept: {plan.kept_newer} newer than {older_than_days:g} day(s)")
+    for line in plan.kept_foreign:
+        say(line)
     if not plan.remove:
         say(f"nothing to clean in {plan.repo}")
         return 0
