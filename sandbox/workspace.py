@@ -13,12 +13,10 @@ worktree exists, so there is no moment at which a live run's worktree looks aban
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
 import shutil
-import socket
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +24,8 @@ from types import TracebackType
 
 from sandbox.acl import NOBODY_UID, grant_tree
 from sandbox.gitcli import GitError, git, git_line, git_ok
+from sandbox.owners import owner_gone, read_owner, write_owner
+from sandbox.proof_tree import prune_stale_proof_trees
 
 WORKTREES_DIR = "coder-worktrees"
 BRANCH_PREFIX = "coder/"
@@ -163,6 +163,8 @@ def prune_stale_worktrees(repo: Path) -> list[Path]:
 
 
 def _prune(top: Path, common: Path) -> list[Path]:
+    """Run worktrees, and proof trees (`sandbox.proof_tree`), whose owner is gone."""
+    prune_stale_proof_trees(top)
     root = common / WORKTREES_DIR
     if not root.is_dir():
         return []
@@ -172,7 +174,7 @@ def _prune(top: Path, common: Path) -> list[Path]:
     for run_id in sorted(run_ids):
         path = root / run_id
         owner = _owner_file(path)
-        if not _is_stale(owner):
+        if not owner_gone(owner):
             continue
         throwaway = _throwaway_branch(owner)
         _remove_worktree(top, path, prune=False)
@@ -314,59 +316,16 @@ def _owner_file(path: Path) -> Path:
 
 
 def _write_owner(owner: Path, run_id: str, *, throwaway: str | None = None) -> None:
-    pid = os.getpid()
-    record: dict[str, object] = {
-        "run_id": run_id,
-        "pid": pid,
-        "started": _start_time(pid),
-        "host": _host(),
-    }
     if throwaway is not None:
-        record["throwaway_branch"] = throwaway
-    owner.write_text(json.dumps(record) + "\n")
+        write_owner(owner, run_id=run_id, throwaway_branch=throwaway)
+    else:
+        write_owner(owner, run_id=run_id)
 
 
 def _throwaway_branch(owner: Path) -> str | None:
     """The branch a killed owner would have deleted at its end (a `coder plan` session's)."""
-    try:
-        branch = json.loads(owner.read_text()).get("throwaway_branch")
-    except (OSError, ValueError, AttributeError):
-        return None
+    branch = read_owner(owner).get("throwaway_branch")
     return branch if isinstance(branch, str) and branch.startswith(BRANCH_PREFIX) else None
-
-
-def _is_stale(owner: Path) -> bool:
-    """Whether the process that owns a worktree is gone (no owner file: nobody owns it)."""
-    try:
-        record = json.loads(owner.read_text())
-        pid = int(record["pid"])
-    except FileNotFoundError:
-        return True
-    except (OSError, ValueError, KeyError, TypeError):
-        return True
-    if record.get("host") != _host():
-        return False  # another machine's run (shared file system): not ours to judge
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        pass
-    started = record.get("started")
-    return started is not None and _start_time(pid) != started
-
-
-def _start_time(pid: int) -> str | None:
-    """The kernel's start time of `pid` (tells a live owner from a reused pid)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]
-
-
-def _host() -> str:
-    return socket.gethostname()
 
 
 def _remove_worktree(top: Path, path: Path, *, prune: bool = True) -> None:
