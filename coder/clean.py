@@ -2,8 +2,9 @@
 
 Every run keeps its branch `coder/<run-id>` (the change lives there until it is taken) and its
 run directory `.coder/runs/<run-id>/`. After a few dozen runs they are clutter. Clean removes
-the branches of finished runs (with `--older-than DAYS`, only those older) and, with
-`--older-than`, the run directories older than that. A run still going is never touched: its
+the branches of finished runs (with `--older-than DAYS`, only those older), the rolled-back
+attempts earlier versions kept as refs (`refs/coder/attempts/`) and, with `--older-than`, the
+run directories older than that. A run still going is never touched: its
 worktree is owned by a live process (`sandbox.workspace.live_runs`), and its branch is checked
 out there. Branches under `coder/` that are not a run's (`coder/fix-12` pushed by `coder ci
 fix`, a person's own) are left alone, and so is a run's branch that carries a commit coder
@@ -27,6 +28,8 @@ from sandbox.workspace import BRANCH_PREFIX, WorkspaceError, live_runs
 RUNS_DIR = Path(".coder") / "runs"
 _RUN_ID_TIME = re.compile(r"(\d{8}-\d{6})-[0-9a-f]{6}")
 DAY_S = 86_400.0
+ATTEMPT_REFS = "refs/coder/attempts/"
+"""Where coder before issue 32 kept rolled-back attempts (now kept outside the repository)."""
 CLOCK_SLACK_S = 5.0
 """A commit's time is whole seconds and a run id's start too: this much past a run's end
 still counts as made by the run."""
@@ -95,6 +98,9 @@ def plan_clean(repo: Path, older_than_days: float | None, now: float | None = No
             )
             continue
         plan.remove.append(Item("branch", branch, run_id, age, _status(run_dirs.get(run_id))))
+    for ref, committed in _refs(top, ATTEMPT_REFS):
+        age = (now - committed) / DAY_S
+        plan.remove.append(Item("attempt ref", ref, "", age, "a rolled-back attempt"))
     if older_than_days is None:
         return plan
     for run_id, path in sorted(run_dirs.items()):
@@ -125,6 +131,11 @@ def carry_out(plan: CleanPlan) -> list[str]:
                 git(["branch", "-q", "-D", item.name], plan.repo)
             except GitError as exc:
                 problems.append(f"branch {item.name}: {exc}")
+        elif item.kind == "attempt ref":
+            try:
+                git(["update-ref", "-d", item.name], plan.repo)
+            except GitError as exc:
+                problems.append(f"attempt ref {item.name}: {exc}")
         else:
             shutil.rmtree(plan.repo / item.name, ignore_errors=True)
             if (plan.repo / item.name).exists():
@@ -133,19 +144,20 @@ def carry_out(plan: CleanPlan) -> list[str]:
 
 
 def _run_branches(top: Path) -> list[tuple[str, float]]:
-    listing = git(
-        [
-            "for-each-ref",
-            "--format=%(refname:short)%09%(committerdate:unix)",
-            "refs/heads/" + BRANCH_PREFIX,
-        ],
-        top,
-    ).decode("utf-8", errors="replace")
-    branches = []
+    return _refs(top, "refs/heads/" + BRANCH_PREFIX, short=True)
+
+
+def _refs(top: Path, prefix: str, *, short: bool = False) -> list[tuple[str, float]]:
+    """The refs under `prefix` with their commits' times."""
+    name = "%(refname:short)" if short else "%(refname)"
+    listing = git(["for-each-ref", f"--format={name}%09%(committerdate:unix)", prefix], top).decode(
+        "utf-8", errors="replace"
+    )
+    refs = []
     for line in listing.splitlines():
-        name, _, when = line.partition("\t")
-        branches.append((name, float(when or 0)))
-    return branches
+        ref, _, when = line.partition("\t")
+        refs.append((ref, float(when or 0)))
+    return refs
 
 
 def _run_ends(run_dirs: dict[str, Path]) -> dict[str, float]:

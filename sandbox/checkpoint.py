@@ -123,14 +123,24 @@ class Checkpoints:
 
     def patch_since(self, sha: str) -> str:
         """The worktree's change since `sha` as a patch, new untracked files included (ignored
-        ones not). Staged in a copy of the index, so the real one is left as it was. A change
-        over the commit bound is not staged at all: what `oversized_change` says stands in."""
+        ones not). Staged in a copy of the index, so the real one is left as it was, with new
+        objects written to a throwaway object directory: a change that is rolled back leaves
+        nothing in the repository's object store. A change over the commit bound is not
+        staged at all: what `oversized_change` says stands in."""
         too_big = self.oversized_change()
         if too_big is not None:
             return f"(not shown: {too_big.removeprefix('not committed: ')})"
         index = self.root / git_line(["rev-parse", "--git-path", "index"], self.root)
+        objects = git_line(
+            ["rev-parse", "--path-format=absolute", "--git-path", "objects"], self.root
+        )
         with tempfile.TemporaryDirectory(prefix="coder-index-") as tmp:
-            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            env = {
+                "GIT_INDEX_FILE": str(Path(tmp) / "index"),
+                "GIT_OBJECT_DIRECTORY": str(Path(tmp) / "objects"),
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES": objects,
+            }
+            os.mkdir(env["GIT_OBJECT_DIRECTORY"])
             if index.is_file():
                 shutil.copyfile(index, env["GIT_INDEX_FILE"])
             git(["add", "-A"], self.root, env=env)

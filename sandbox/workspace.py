@@ -31,6 +31,7 @@ WORKTREES_DIR = "coder-worktrees"
 BRANCH_PREFIX = "coder/"
 EXCLUDE_LINE = ".coder/"
 _OWNER_SUFFIX = ".owner.json"
+_ATTEMPTS_SUFFIX = ".attempts"
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 # Checkout inflates every blob: CPU-bound on fast disks, so let git use a few cores for it.
 _CHECKOUT = ("-c", f"checkout.workers={min(4, os.cpu_count() or 1)}")
@@ -122,11 +123,13 @@ class Workspace:
         )
 
     def close(self) -> None:
-        """Remove the worktree (the branch and its commits stay). Safe to call twice."""
+        """Remove the worktree and its rolled-back attempt (the branch and its commits stay).
+        Safe to call twice."""
         if self._closed:
             return
         self._closed = True
         try:
+            shutil.rmtree(attempts_dir(self.path), ignore_errors=True)
             _remove_worktree(self.repo, self.path)
         finally:
             _owner_file(self.path).unlink(missing_ok=True)
@@ -150,6 +153,12 @@ class Workspace:
         self.close()
 
 
+def attempts_dir(worktree: Path) -> Path:
+    """Where a run keeps its rolled-back attempt (`sandbox.attempts`): beside its worktree, so
+    it goes with it, at the run's end or when a later run prunes a killed one's."""
+    return worktree.with_name(worktree.name + _ATTEMPTS_SUFFIX)
+
+
 def run_in_progress(repo: Path, run_id: str) -> bool:
     """Whether a live process still owns run `run_id`'s worktree (stale ones are pruned)."""
     top, common = _locate(Path(repo))
@@ -168,8 +177,7 @@ def _prune(top: Path, common: Path) -> list[Path]:
     root = common / WORKTREES_DIR
     if not root.is_dir():
         return []
-    run_ids = {p.name for p in root.iterdir() if p.is_dir()}
-    run_ids |= {p.name.removesuffix(_OWNER_SUFFIX) for p in root.glob("*" + _OWNER_SUFFIX)}
+    run_ids = _run_ids(root)
     pruned: list[Path] = []
     for run_id in sorted(run_ids):
         path = root / run_id
@@ -177,6 +185,7 @@ def _prune(top: Path, common: Path) -> list[Path]:
         if not owner_gone(owner):
             continue
         throwaway = _throwaway_branch(owner)
+        shutil.rmtree(attempts_dir(path), ignore_errors=True)
         _remove_worktree(top, path, prune=False)
         owner.unlink(missing_ok=True)
         pruned.append(path)
@@ -188,16 +197,21 @@ def _prune(top: Path, common: Path) -> list[Path]:
     return pruned
 
 
+def _run_ids(root: Path) -> set[str]:
+    """The runs coder's directory holds something of: a worktree, an owner file, an attempt."""
+    ids = {p.name for p in root.iterdir() if p.is_dir() and not p.name.endswith(_ATTEMPTS_SUFFIX)}
+    ids |= {p.name.removesuffix(_OWNER_SUFFIX) for p in root.glob("*" + _OWNER_SUFFIX)}
+    ids |= {p.name.removesuffix(_ATTEMPTS_SUFFIX) for p in root.glob("*" + _ATTEMPTS_SUFFIX)}
+    return ids
+
+
 def live_runs(repo: Path) -> tuple[set[str], set[str]]:
     """(run ids, branches) of the runs going on now in `repo` (stale worktrees pruned first):
     every worktree under coder's directory whose owner lives, and the branch each has out."""
     top, common = _locate(Path(repo))
     _prune(top, common)
     root = common / WORKTREES_DIR
-    ids: set[str] = set()
-    if root.is_dir():
-        ids |= {p.name for p in root.iterdir() if p.is_dir()}
-        ids |= {p.name.removesuffix(_OWNER_SUFFIX) for p in root.glob("*" + _OWNER_SUFFIX)}
+    ids = _run_ids(root) if root.is_dir() else set()
     branches = set()
     listing = git(["worktree", "list", "--porcelain"], top).decode("utf-8", errors="replace")
     for line in listing.splitlines():

@@ -154,3 +154,14 @@ def test_clean_keeps_a_run_branch_carrying_a_commit_coder_did_not_make(tmp_path)
     assert '"my own follow-up"' in own
     assert any(line.startswith(f"kept: branch coder/{late} carries") for line in kept)
     assert f"branch coder/{plain}" in done.stdout
+
+
+def test_clean_removes_attempt_refs_an_earlier_version_left(tmp_path):
+    """coder before issue 32 kept rolled-back attempts as refs in the user's repository."""
+    repo = make_calc_repo(tmp_path)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "update-ref", "refs/coder/attempts/1-fix-add", head)
+    done = coder("clean", "--repo", str(repo), "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "attempt ref refs/coder/attempts/1-fix-add (a rolled-back attempt" in done.stdout
+    assert git(repo, "for-each-ref", "refs/coder").strip() == ""
