@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sandbox.gitcli import HARNESS_EMAIL, HARNESS_NAME, GitError, git, git_line
+from sandbox.packfilter import CACHE_DIR as PACK_CACHE
 from sandbox.workspace import BRANCH_PREFIX, WorkspaceError, live_runs
 
 RUNS_DIR = Path(".coder") / "runs"
@@ -98,6 +99,11 @@ def plan_clean(repo: Path, older_than_days: float | None, now: float | None = No
             )
             continue
         plan.remove.append(Item("branch", branch, run_id, age, _status(run_dirs.get(run_id))))
+    cache = Path(git_line(["rev-parse", "--path-format=absolute", "--git-common-dir"], top))
+    cache = cache / PACK_CACHE
+    if cache.is_dir() and not live_ids:
+        age = (now - cache.stat().st_mtime) / DAY_S
+        plan.remove.append(Item("pack cache", str(cache), "", age, "packs as commands see them"))
     for ref, committed in _refs(top, ATTEMPT_REFS):
         age = (now - committed) / DAY_S
         plan.remove.append(Item("attempt ref", ref, "", age, "a rolled-back attempt"))
@@ -131,6 +137,8 @@ def carry_out(plan: CleanPlan) -> list[str]:
                 git(["branch", "-q", "-D", item.name], plan.repo)
             except GitError as exc:
                 problems.append(f"branch {item.name}: {exc}")
+        elif item.kind == "pack cache":
+            shutil.rmtree(item.name, ignore_errors=True)
         elif item.kind == "attempt ref":
             try:
                 git(["update-ref", "-d", item.name], plan.repo)

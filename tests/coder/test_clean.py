@@ -156,12 +156,16 @@ def test_clean_keeps_a_run_branch_carrying_a_commit_coder_did_not_make(tmp_path)
     assert f"branch coder/{plain}" in done.stdout
 
 
-def test_clean_removes_attempt_refs_an_earlier_version_left(tmp_path):
-    """coder before issue 32 kept rolled-back attempts as refs in the user's repository."""
+def test_clean_removes_attempt_refs_an_earlier_version_left_and_the_pack_cache(tmp_path):
+    """coder before issue 32 kept rolled-back attempts as refs in the user's repository; the
+    view's copies of packs (sandbox/packfilter.py) are a cache."""
     repo = make_calc_repo(tmp_path)
     head = git(repo, "rev-parse", "HEAD").strip()
     git(repo, "update-ref", "refs/coder/attempts/1-fix-add", head)
+    cache = repo / ".git" / "coder-packs" / "pack-1-2"
+    cache.mkdir(parents=True)
     done = coder("clean", "--repo", str(repo), "--yes")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "attempt ref refs/coder/attempts/1-fix-add (a rolled-back attempt" in done.stdout
+    assert "pack cache " in done.stdout and not cache.parent.exists()
     assert git(repo, "for-each-ref", "refs/coder").strip() == ""
