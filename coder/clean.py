@@ -2,11 +2,13 @@
 
 Every run keeps its branch `coder/<run-id>` (the change lives there until it is taken) and its
 run directory `.coder/runs/<run-id>/`. After a few dozen runs they are clutter. Clean removes
-the branches of finished runs (with `--older-than DAYS`, only those older) and, with
-`--older-than`, the run directories older than that. A run still going is never touched: its
+the branches of finished runs (with `--older-than DAYS`, only those older), the rolled-back
+attempts earlier versions kept as refs (`refs/coder/attempts/`) and, with `--older-than`, the
+run directories older than that. A run still going is never touched: its
 worktree is owned by a live process (`sandbox.workspace.live_runs`), and its branch is checked
 out there. Branches under `coder/` that are not a run's (`coder/fix-12` pushed by `coder ci
-fix`, a person's own) are left alone.
+fix`, a person's own) are left alone, and so is a run's branch that carries a commit coder
+did not make (a person's commit on `coder/<id>`): deleting it would lose their work.
 """
 
 from __future__ import annotations
@@ -20,12 +22,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sandbox.gitcli import GitError, git, git_line
+from sandbox.gitcli import HARNESS_EMAIL, HARNESS_NAME, GitError, git, git_line
+from sandbox.packfilter import CACHE_DIR as PACK_CACHE
 from sandbox.workspace import BRANCH_PREFIX, WorkspaceError, live_runs
 
 RUNS_DIR = Path(".coder") / "runs"
 _RUN_ID_TIME = re.compile(r"(\d{8}-\d{6})-[0-9a-f]{6}")
 DAY_S = 86_400.0
+ATTEMPT_REFS = "refs/coder/attempts/"
+"""Where coder before issue 32 kept rolled-back attempts (now kept outside the repository)."""
+CLOCK_SLACK_S = 5.0
+"""A commit's time is whole seconds and a run id's start too: this much past a run's end
+still counts as made by the run."""
 
 
 class CleanInputError(Exception):
@@ -54,6 +62,8 @@ class CleanPlan:
     """Run ids kept because they are going on now."""
     kept_newer: int = 0
     """Items kept because they are younger than --older-than."""
+    kept_foreign: list[str] = field(default_factory=list)
+    """One line per run branch kept because it carries a commit coder did not make."""
 
 
 def plan_clean(repo: Path, older_than_days: float | None, now: float | None = None) -> CleanPlan:
@@ -69,6 +79,7 @@ def plan_clean(repo: Path, older_than_days: float | None, now: float | None = No
     plan = CleanPlan(top)
     runs_dir = top / RUNS_DIR
     run_dirs = {p.name: p for p in runs_dir.iterdir() if p.is_dir()} if runs_dir.is_dir() else {}
+    ends = _run_ends(run_dirs)
     for branch, committed in _run_branches(top):
         run_id = branch.removeprefix(BRANCH_PREFIX)
         if run_id not in run_dirs and not _RUN_ID_TIME.fullmatch(run_id):
@@ -80,7 +91,22 @@ def plan_clean(repo: Path, older_than_days: float | None, now: float | None = No
         if older_than_days is not None and age < older_than_days:
             plan.kept_newer += 1
             continue
+        foreign = _foreign_commit(top, branch, ends.get(branch))
+        if foreign is not None:
+            plan.kept_foreign.append(
+                f"kept: branch {branch} carries a commit coder did not make ({foreign}); "
+                f"delete it yourself if it is not wanted: git branch -D {branch}"
+            )
+            continue
         plan.remove.append(Item("branch", branch, run_id, age, _status(run_dirs.get(run_id))))
+    cache = Path(git_line(["rev-parse", "--path-format=absolute", "--git-common-dir"], top))
+    cache = cache / PACK_CACHE
+    if cache.is_dir() and not live_ids:
+        age = (now - cache.stat().st_mtime) / DAY_S
+        plan.remove.append(Item("pack cache", str(cache), "", age, "packs as commands see them"))
+    for ref, committed in _refs(top, ATTEMPT_REFS):
+        age = (now - committed) / DAY_S
+        plan.remove.append(Item("attempt ref", ref, "", age, "a rolled-back attempt"))
     if older_than_days is None:
         return plan
     for run_id, path in sorted(run_dirs.items()):
@@ -111,6 +137,13 @@ def carry_out(plan: CleanPlan) -> list[str]:
                 git(["branch", "-q", "-D", item.name], plan.repo)
             except GitError as exc:
                 problems.append(f"branch {item.name}: {exc}")
+        elif item.kind == "pack cache":
+            shutil.rmtree(item.name, ignore_errors=True)
+        elif item.kind == "attempt ref":
+            try:
+                git(["update-ref", "-d", item.name], plan.repo)
+            except GitError as exc:
+                problems.append(f"attempt ref {item.name}: {exc}")
         else:
             shutil.rmtree(plan.repo / item.name, ignore_errors=True)
             if (plan.repo / item.name).exists():
@@ -119,19 +152,68 @@ def carry_out(plan: CleanPlan) -> list[str]:
 
 
 def _run_branches(top: Path) -> list[tuple[str, float]]:
-    listing = git(
+    return _refs(top, "refs/heads/" + BRANCH_PREFIX, short=True)
+
+
+def _refs(top: Path, prefix: str, *, short: bool = False) -> list[tuple[str, float]]:
+    """The refs under `prefix` with their commits' times."""
+    name = "%(refname:short)" if short else "%(refname)"
+    listing = git(["for-each-ref", f"--format={name}%09%(committerdate:unix)", prefix], top).decode(
+        "utf-8", errors="replace"
+    )
+    refs = []
+    for line in listing.splitlines():
+        ref, _, when = line.partition("\t")
+        refs.append((ref, float(when or 0)))
+    return refs
+
+
+def _run_ends(run_dirs: dict[str, Path]) -> dict[str, float]:
+    """Branch -> when the last run on it ended (a resumed run goes on on the branch of the run
+    it resumes): its id's start time plus its wall time, from each result.json."""
+    ends: dict[str, float] = {}
+    for run_id, run_dir in run_dirs.items():
+        try:
+            result = json.loads((run_dir / "result.json").read_text())
+        except (OSError, ValueError):
+            continue
+        match = _RUN_ID_TIME.fullmatch(run_id)
+        if not isinstance(result, dict) or match is None:
+            continue
+        branch, wall = result.get("branch"), result.get("wall_s")
+        if not isinstance(branch, str) or not isinstance(wall, int | float):
+            continue
+        start = datetime.strptime(match[1], "%Y%m%d-%H%M%S").replace(tzinfo=UTC).timestamp()
+        ends[branch] = max(ends.get(branch, 0.0), start + float(wall))
+    return ends
+
+
+def _foreign_commit(top: Path, branch: str, run_end: float | None) -> str | None:
+    """A commit that only `branch` holds (no other branch, tag, remote or HEAD, other run
+    branches aside) and that coder did not make, as `sha "subject"`; None when every one is
+    coder's. Coder's commits carry its identity and its words (a `Coder-Step:` trailer, or a
+    subject `coder: ...`), and none is later than the run's end, when that is known."""
+    log = git(
         [
-            "for-each-ref",
-            "--format=%(refname:short)%09%(committerdate:unix)",
-            "refs/heads/" + BRANCH_PREFIX,
+            "log",
+            "-z",
+            "--format=%h%x01%cn%x01%ce%x01%ct%x01%s%x01%(trailers:key=Coder-Step,valueonly)",
+            f"refs/heads/{branch}",
+            "--not",
+            f"--exclude=refs/heads/{BRANCH_PREFIX}*",
+            "--all",
         ],
         top,
     ).decode("utf-8", errors="replace")
-    branches = []
-    for line in listing.splitlines():
-        name, _, when = line.partition("\t")
-        branches.append((name, float(when or 0)))
-    return branches
+    for record in filter(None, log.split("\0")):
+        sha, name, email, when, subject, step = (record.split("\x01") + [""] * 6)[:6]
+        ours = (name, email) == (HARNESS_NAME, HARNESS_EMAIL) and (
+            step.strip() or subject.startswith("coder: ")
+        )
+        late = run_end is not None and float(when or 0) > run_end + CLOCK_SLACK_S
+        if not ours or late:
+            return f'{sha} "{subject}"'
+    return None
 
 
 def _run_time(run_id: str, run_dir: Path | None, committed: float | None) -> float:
@@ -188,6 +270,8 @@ def clean(
         say(f"kept: run {run_id} is going on now")
     if plan.kept_newer:
         say(f"kept: {plan.kept_newer} newer than {older_than_days:g} day(s)")
+    for line in plan.kept_foreign:
+        say(line)
     if not plan.remove:
         say(f"nothing to clean in {plan.repo}")
         return 0

@@ -141,6 +141,7 @@ class BwrapSandbox:
                         timeout_s,
                         self.limits,
                         growth_roots=[self.root, reports],
+                        dependency_roots=[layer.upper for layer in layers],
                         pass_fds=supervisor.pass_fds,
                     )
                 finally:

@@ -11,7 +11,7 @@ node_modules/.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -227,11 +227,31 @@ def hash_files(cwd: Path, paths: Iterable[str]) -> dict[str, str]:
         out = git(["hash-object", "--stdin-paths"], cwd, stdin=_join_lines(listed))
         hashes.update(zip(listed, out.decode().split(), strict=False))
     odd = [p for p in files if "\n" in p]
-    for start in range(0, len(odd), 200):  # a name holding a newline goes as an argument
-        chunk = odd[start : start + 200]
+    for chunk in path_batches(odd):  # a name holding a newline goes as an argument
         out = git(["hash-object", "--", *chunk], cwd)
         hashes.update(zip(chunk, out.decode().split(), strict=False))
     return hashes
+
+
+ARGS_BUDGET = 64 * 1024
+"""Bytes of paths one git command line carries: far below the kernel's bound on a command
+line (ARG_MAX, 2 MiB with the environment), which a step leaving 100,000 new files passes."""
+
+
+def path_batches(paths: Sequence[str], budget: int = ARGS_BUDGET) -> Iterator[list[str]]:
+    """`paths` in order, in batches whose names together stay within `budget` bytes, for a
+    git command that takes no pathspec on stdin (`ls-files`, `diff-files`, `hash-object`)."""
+    batch: list[str] = []
+    size = 0
+    for path in paths:
+        length = len(path.encode("utf-8", errors="surrogateescape")) + 1
+        if batch and size + length > budget:
+            yield batch
+            batch, size = [], 0
+        batch.append(path)
+        size += length
+    if batch:
+        yield batch
 
 
 def _join_lines(paths: Iterable[str]) -> bytes:

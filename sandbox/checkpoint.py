@@ -30,6 +30,7 @@ from sandbox.changes import (
     WorktreeScan,
     hash_files,
     list_ignored,
+    path_batches,
     scan_worktree,
 )
 from sandbox.gitcli import GitError, git, git_concurrently, git_line, git_ok, join_z, split_z
@@ -127,14 +128,24 @@ class Checkpoints:
 
     def patch_since(self, sha: str) -> str:
         """The worktree's change since `sha` as a patch, new untracked files included (ignored
-        ones not). Staged in a copy of the index, so the real one is left as it was. A change
-        over the commit bound is not staged at all: what `oversized_change` says stands in."""
+        ones not). Staged in a copy of the index, so the real one is left as it was, with new
+        objects written to a throwaway object directory: a change that is rolled back leaves
+        nothing in the repository's object store. A change over the commit bound is not
+        staged at all: what `oversized_change` says stands in."""
         too_big = self.oversized_change()
         if too_big is not None:
             return f"(not shown: {too_big.removeprefix('not committed: ')})"
         index = self.root / git_line(["rev-parse", "--git-path", "index"], self.root)
+        objects = git_line(
+            ["rev-parse", "--path-format=absolute", "--git-path", "objects"], self.root
+        )
         with tempfile.TemporaryDirectory(prefix="coder-index-") as tmp:
-            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            env = {
+                "GIT_INDEX_FILE": str(Path(tmp) / "index"),
+                "GIT_OBJECT_DIRECTORY": str(Path(tmp) / "objects"),
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES": objects,
+            }
+            os.mkdir(env["GIT_OBJECT_DIRECTORY"])
             if index.is_file():
                 shutil.copyfile(index, env["GIT_INDEX_FILE"])
             git(self._add_all(), self.root, env=env)
@@ -187,11 +198,17 @@ class Checkpoints:
         limit = self.max_file_bytes
         big = [rel for rel, size in self._changed_sizes().items() if size > limit]
         if big:
-            tracked = set(split_z(git(["ls-files", "-z", "--", *big], self.root)))
+            tracked: set[str] = set()
+            for batch in path_batches(big):
+                tracked |= set(split_z(git(["ls-files", "-z", "--", *batch], self.root)))
             for rel in big:
                 (self.root / rel).unlink()
             if tracked:
-                git(["checkout", "-q", "HEAD", "--", *sorted(tracked)], self.root)
+                git(
+                    ["checkout", "-q", "HEAD", "--pathspec-from-file=-", "--pathspec-file-nul"],
+                    self.root,
+                    stdin=join_z(sorted(tracked)),
+                )
         return big
 
     def contains(self, commit: str, sha: str) -> bool:

@@ -54,11 +54,16 @@ def _points_inside(path: str, target: str) -> bool:
 
 
 def _gitlinks(root: Path, paths: list[str]) -> set[str]:
+    """The paths among `paths` that the index holds as gitlinks. The index is listed whole
+    and filtered here: `ls-files` takes no pathspec on stdin, and a step can leave more paths
+    than one command line holds."""
     if not paths:
         return set()
-    staged = split_z(git(["ls-files", "-s", "-z", "--", *paths], root, check=False))
+    staged = split_z(git(["ls-files", "-s", "-z"], root, check=False))
+    wanted = set(paths)
     return {
-        entry.split("\t", 1)[1]
+        path
         for entry in staged
-        if "\t" in entry and entry.startswith(GITLINK_MODE + " ")
+        if entry.startswith(GITLINK_MODE + " ") and "\t" in entry
+        if (path := entry.split("\t", 1)[1]) in wanted
     }

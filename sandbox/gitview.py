@@ -7,12 +7,12 @@ not the user's index (staged, uncommitted content), not `refs/stash` or the refl
 holds uncommitted and, with `-u`, untracked files such as `.env`), not hooks, other
 worktrees' directories, `coder-worktrees/`, or any other file under `.git/`.
 
-Objects are shared, so the content a user staged or stashed is also a loose object in the
-store, readable by anyone who knows or lists its id. The loose objects reachable only from
-the user's indexes and stashes are masked too (found with two git calls, cached while the
-indexes, stash and refs are unchanged). Objects already packed cannot be masked one by
-one; `git gc` packs a stash only when it is old enough to be an unreachable leftover or
-kept by the reflog, which this view does not show either.
+Objects are shared, so the content a user staged or stashed is also an object in the store,
+readable by anyone who knows or lists its id, loose or (once `git gc` ran, as git does on
+its own) in a pack. The objects only the user's indexes, stash and reflogs reach
+(sandbox/gitprivate.py) are withheld: a loose one is masked, and a pack holding one is
+shown as a copy without it (sandbox/packfilter.py); the other packs are shown as they are.
+A multi-pack index is not shown when a pack is replaced (git reads the packs without it).
 """
 
 from __future__ import annotations
@@ -21,12 +21,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.gitcli import git, split_z
+from sandbox.gitprivate import STASH, Private, private_objects
 from sandbox.mounts import MountPlan
+from sandbox.packfilter import filtered_pack
 
 _KEPT_FILES = ("HEAD", "info/exclude", "shallow", "commondir")
 _KEPT_DIRS = ("objects", "modules")
-_STASH = "refs/stash"
+_STASH = STASH
+_PACK_FILES = (".pack", ".idx", ".rev", ".bitmap", ".keep", ".promisor", ".mtimes")
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,27 @@ def bind_git_dir(plan: MountPlan, dirs: GitDirs, view: Path, scratch: Path) -> N
     if packed.is_file():
         plan.ro(_without_stash(packed, scratch / "packed-refs"), view / "packed-refs")
     plan.ro(dirs.own, view / dirs.own.relative_to(dirs.common))
-    for path in private_objects(dirs):
+    private = private_objects(dirs.common, dirs.own)
+    for path in private.loose:
         plan.ro(Path("/dev/null"), view / path.relative_to(dirs.common))
+    if private.packs:
+        _bind_packs(plan, dirs.common, private, view / "objects" / "pack")
+
+
+def _bind_packs(plan: MountPlan, common: Path, private: Private, view: Path) -> None:
+    """The pack directory with each pack that holds a private object replaced by its copy
+    without them; the other packs as they are."""
+    plan.hide(view, size=1 << 20)
+    replaced = {idx.name.removesuffix(".idx") for idx in private.packs}
+    source = common / "objects" / "pack"
+    for entry in sorted(source.iterdir()):
+        stem, suffix = os.path.splitext(entry.name)
+        if stem.startswith("pack-") and suffix in _PACK_FILES and stem not in replaced:
+            if entry.is_file() and not entry.is_symlink():
+                plan.ro(entry, view / entry.name)
+    for index, drop in private.packs.values():
+        for path in filtered_pack(common, index, drop):
+            plan.ro(path, view / path.name)
 
 
 def _without_stash(packed: Path, copy: Path) -> Path:
@@ -78,84 +99,3 @@ def _without_stash(packed: Path, copy: Path) -> Path:
     copy.write_bytes(b"".join(kept))
     os.chmod(copy, 0o644)
     return copy
-
-
-_cache: dict[Path, tuple[tuple[float, ...], list[Path]]] = {}
-
-
-def private_objects(dirs: GitDirs) -> list[Path]:
-    """Loose objects reachable only from the user's indexes (staged content) or stashes."""
-    common = dirs.common
-    indexes = [(common, common / "index")]
-    worktrees = common / "worktrees"
-    if worktrees.is_dir():
-        for entry in sorted(worktrees.iterdir()):
-            if entry != dirs.own and (entry / "index").is_file():
-                indexes.append((entry, entry / "index"))
-    watched = [index for _, index in indexes]
-    watched += [common / _STASH, common / "logs" / _STASH, common / "packed-refs", common / "refs"]
-    key = tuple(_mtime(p) for p in watched)
-    cached = _cache.get(common)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    ids: set[str] = set()
-    for gitdir, index in indexes:
-        if index.is_file():
-            ids |= _staged(gitdir)
-    ids |= _stashed(common)
-    found = sorted(
-        path for oid in ids if (path := common / "objects" / oid[:2] / oid[2:]).is_file()
-    )
-    _cache[common] = (key, found)
-    return found
-
-
-def _staged(gitdir: Path) -> set[str]:
-    """Blobs an index holds that its HEAD's tree does not (content staged, uncommitted)."""
-    out = git(
-        [f"--git-dir={gitdir}", "diff-index", "--cached", "--raw", "-z", "--no-renames", "HEAD"],
-        gitdir,
-        check=False,
-    )
-    ids: set[str] = set()
-    for item in split_z(out):
-        if item.startswith(":"):
-            fields = item.split()
-            if len(fields) >= 4:
-                ids.add(fields[3])
-    return {oid for oid in ids if oid.strip("0")}
-
-
-def _stashed(common: Path) -> set[str]:
-    """Objects reachable from the stash (and its reflog) and from no branch, tag or HEAD."""
-    if not (common / _STASH).exists() and not (common / "packed-refs").is_file():
-        return set()
-    entries = git([f"--git-dir={common}", "log", "-g", "--format=%H", _STASH], common, check=False)
-    stashes = entries.decode().split()
-    tip = git([f"--git-dir={common}", "rev-parse", "-q", "--verify", _STASH], common, check=False)
-    stashes += tip.decode().split()
-    if not stashes:
-        return set()
-    out = git(
-        [
-            f"--git-dir={common}",
-            "rev-list",
-            "--objects",
-            *sorted(set(stashes)),
-            "--not",
-            "--branches",
-            "--tags",
-            "--remotes",
-            "HEAD",
-        ],
-        common,
-        check=False,
-    )
-    return {line.split()[0] for line in out.decode().splitlines() if line.strip()}
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime_ns
-    except OSError:
-        return -1.0

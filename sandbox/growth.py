@@ -23,9 +23,16 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 TICK_S = 0.25
 WALK_SPACING = 5.0
+
+
+class Watch(Protocol):
+    """What the wait loop asks every TICK_S (sandbox/process.py)."""
+
+    def exceeded(self) -> bool: ...
 
 
 class GrowthWatch:
@@ -61,6 +68,26 @@ class GrowthWatch:
             spacing = max(TICK_S, WALK_SPACING * (time.monotonic() - began))
             if self._stop.wait(spacing):
                 return
+
+
+class Watches:
+    """Several growth watches asked as one, each bounding its own roots: the worktree's, and
+    the throwaway copies of the dependency directories a command writes (sandbox/overlay.py),
+    which land on the host's disk as surely as the worktree does."""
+
+    def __init__(self, watches: dict[str, GrowthWatch]) -> None:
+        self.watches = watches
+
+    def exceeded(self) -> bool:
+        return self.which() is not None
+
+    def which(self) -> str | None:
+        """The name of the first watch past its bound, as of its last walk."""
+        return next((name for name, watch in self.watches.items() if watch.exceeded()), None)
+
+    def close(self) -> None:
+        for watch in self.watches.values():
+            watch.close()
 
 
 def held(roots: Sequence[Path], stop: threading.Event | None = None) -> int | None:

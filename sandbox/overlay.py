@@ -4,7 +4,10 @@ Tools write inside `node_modules/` and `.venv/` (TypeScript's tsbuildinfo, `.vit
 cache, `__pycache__`); a read-only view fails them with EROFS, and copying the directories
 up front costs seconds per run. So each command gets an overlay of each exposed directory:
 the user's directory is the lower layer, untouched; the upper and work directories live in
-the command's scratch directory and go with it. Nothing is copied until written.
+the command's scratch directory and go with it. Nothing is copied until written. What a
+command writes there lands on the host's disk ($TMPDIR), so it is bounded like the worktree's
+growth (`Layer.upper`, watched by sandbox/running.py): past the bound the command is killed
+and told so.
 
 How, by what the host offers (decided once per sandbox, with a probe):
 - `kernel`: a root harness mounts the overlays itself, in a private mount namespace a holder
@@ -66,6 +69,12 @@ class Layer:
     @property
     def merged(self) -> Path:
         return self.scratch / "merged"
+
+    @property
+    def upper(self) -> Path:
+        """Where the command's writes land, on the host's disk: bounded by the wait loop like
+        the worktree's growth (`sandbox.running.run_limited`, `dependency_roots`)."""
+        return self.scratch / "upper"
 
     @property
     def options(self) -> str:

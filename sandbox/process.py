@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.cgroups import CommandCgroup
-from sandbox.growth import TICK_S, GrowthWatch
+from sandbox.growth import TICK_S, Watch
 from sandbox.output import CappedOutput
 
 TIMEOUT_EXIT_CODE = 124  # what timeout(1) reports; the result also says timed_out
@@ -62,7 +62,7 @@ def run_process(
     preexec_fn: Callable[[], None] | None = None,
     cgroup: CommandCgroup | None = None,
     sweeper: bool = False,
-    growth: GrowthWatch | None = None,
+    growth: Watch | None = None,
     pass_fds: Sequence[int] = (),
 ) -> ProcessOutcome:
     """`sweeper`: the process kills its descendants on SIGTERM (sandbox/reaper.py), so a
@@ -127,7 +127,7 @@ def _pump(
     capture: CappedOutput,
     deadline: float,
     kill: _Killer,
-    growth: GrowthWatch | None,
+    growth: Watch | None,
 ) -> tuple[bool, bool]:
     """Read until the pipe closes and the command has exited. The moment the command exits,
     what it left running is killed (as the PID namespace does under bwrap); on the deadline,

@@ -6,6 +6,11 @@ with the step's own version of its test files: a detached `git worktree` at the 
 commit, in a temporary directory, with those files written over it. Confined commands see it
 at the checkout's path, as they see the run's worktree (`sandbox.repo_env`), so an editable
 install or an absolute path resolves to this tree's code, not the fixed one.
+
+A harness killed during a proof (SIGKILL runs no cleanup) leaves the tree in the temporary
+directory and in `git worktree list`. An owner file in the tree's holder names the process
+(`sandbox.owners`); the next run, and `coder clean`, remove the trees whose owner is gone
+(`prune_stale_proof_trees`).
 """
 
 from __future__ import annotations
@@ -19,8 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.acl import NOBODY_UID, grant_tree
-from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
-from sandbox.gitcli import git
+from sandbox.gitcli import git, split_z
 from sandbox.nofollow import (
     is_link_beneath,
     read_beneath,
@@ -28,10 +32,10 @@ from sandbox.nofollow import (
     symlink_beneath,
     write_beneath,
 )
-from sandbox.repo_env import RepoEnvironmentError, prepare_tree_environment
-from sandbox.wrapper import EnvSandbox
+from sandbox.owners import owner_gone, write_owner
 
 PREFIX = "coder-proof-"
+OWNER = "owner.json"
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,7 @@ def tree_at(repo: Path, commit: str, overlay: Overlay) -> Iterator[Path]:
     tree = holder / "tree"
     added = False
     try:
+        write_owner(holder / OWNER)
         tree.mkdir()
         if os.geteuid() == 0:
             os.chmod(holder, 0o711)
@@ -99,20 +104,43 @@ def tree_at(repo: Path, commit: str, overlay: Overlay) -> Iterator[Path]:
             git(["worktree", "prune"], repo, check=False)
 
 
-def sandbox_like(
-    tree: Path, like: Sandbox, include: list[str], test_cmd: str | None
-) -> Sandbox | str:
-    """A sandbox of the same mode, limits and command environment as `like` (the run's), for a
-    throwaway tree; or why the tree could not be set up."""
-    wrapped = like if isinstance(like, EnvSandbox) else None
-    inner = wrapped.inner if wrapped else like
+def prune_stale_proof_trees(repo: Path) -> list[Path]:
+    """Remove the proof trees whose owner process is gone: those `repo`'s git lists as its
+    worktrees (wherever they are) and those left in this temporary directory; the holders
+    removed."""
+    removed: list[Path] = []
+    gone = False  # a proof tree git still lists though its directory went
+    listing = split_z(git(["worktree", "list", "--porcelain", "-z"], repo, check=False))
+    for line in listing:
+        if not line.startswith("worktree "):
+            continue
+        tree = Path(line.removeprefix("worktree "))
+        if tree.name != "tree" or not tree.parent.name.startswith(PREFIX):
+            continue
+        gone = gone or not os.path.lexists(tree.parent)
+        if _stale(tree.parent):
+            git(["worktree", "remove", "--force", "--force", str(tree)], repo, check=False)
+            shutil.rmtree(tree.parent, ignore_errors=True)
+            removed.append(tree.parent)
+    for holder in Path(tempfile.gettempdir()).glob(PREFIX + "*"):
+        if holder not in removed and _stale(holder):
+            shutil.rmtree(holder, ignore_errors=True)
+            removed.append(holder)
+    if removed or gone:
+        git(["worktree", "prune"], repo, check=False)
+    return removed
+
+
+def _stale(holder: Path) -> bool:
+    """A proof tree's holder that this user made and whose owner is gone. One without an owner
+    file is left alone: it may be one being made this moment, or an older harness's, which
+    cannot be judged."""
+    if not holder.name.startswith(PREFIX):
+        return False
     try:
-        environment = prepare_tree_environment(
-            tree, include=include, sandbox_mode=like.name, test_cmd=test_cmd
-        )
-        made = make_sandbox(
-            like.name, tree, environment=environment, limits=getattr(inner, "limits", None)
-        )
-    except (RepoEnvironmentError, SandboxUnavailable) as exc:
-        return f"the tree at the commit could not be set up: {exc}"
-    return EnvSandbox(made, wrapped.env if wrapped else {})
+        info = holder.lstat()
+    except OSError:
+        return False
+    if not os.path.isdir(holder) or holder.is_symlink() or info.st_uid != os.geteuid():
+        return False
+    return (holder / OWNER).is_file() and owner_gone(holder / OWNER)

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox.cgroups import CommandCgroup
-from sandbox.growth import GrowthWatch
+from sandbox.growth import GrowthWatch, Watches
 from sandbox.limits import Limits, spawn_plan
 from sandbox.process import run_process
 
 _REAPER = str(Path(__file__).with_name("reaper.py"))
 _FILE_SIZE_SIGNS = ("File size limit exceeded", "File too large")
-BOUNDS = ("memory", "pids", "file_size", "growth")
+BOUNDS = ("memory", "pids", "file_size", "growth", "dependency_growth")
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class CommandResult:
     # one; else the process group, plus the cgroup or sandbox/reaper.py for leftovers
     # that called setsid().
     dropped_bytes: int = 0
-    bound: str | None = None  # memory | pids | file_size | growth: which bound it hit
+    bound: str | None = None  # one of BOUNDS: which bound it hit
     bound_limit: int = 0  # that bound's value (bytes, or processes)
     reports: dict[str, bytes] = field(default_factory=dict)
     """Files the command left in `$CODER_REPORTS` (a directory in its private temporary
@@ -57,6 +57,9 @@ class CommandResult:
             "file_size": f"a file it wrote reached the file size bound ({size}); writing "
             "past it failed",
             "growth": f"it wrote more than {size} into the worktree and was killed",
+            "dependency_growth": f"it wrote more than {size} into the throwaway copy of the "
+            "dependency directories (node_modules/, .venv/: every write there is thrown away) "
+            "and was killed",
         }.get(self.bound or "", "")
 
 
@@ -70,11 +73,14 @@ def run_limited(
     *,
     reap_leftovers: bool = False,
     growth_roots: Sequence[Path] = (),
+    dependency_roots: Sequence[Path] = (),
     pass_fds: Sequence[int] = (),
 ) -> CommandResult:
     """`reap_leftovers`: nothing else kills what the command leaves running; the cgroup
     does when there is one, else the command runs under sandbox/reaper.py (a Python
-    start-up, tens of milliseconds, only paid on hosts without the cgroup)."""
+    start-up, tens of milliseconds, only paid on hosts without the cgroup).
+    `dependency_roots`: where the command's writes into the dependency directories land
+    (the overlays' upper layers), bounded like the worktree's growth."""
     cgroup = (
         CommandCgroup.create(max_processes=limits.max_processes, memory_bytes=limits.memory_bytes)
         if limits.use_cgroup
@@ -84,7 +90,12 @@ def run_limited(
     sweeper = reap_leftovers and (cgroup is None or "pids" not in cgroup.controllers)
     if sweeper:
         argv = [sys.executable, "-I", "-S", _REAPER, *argv]
-    watch = GrowthWatch(list(growth_roots), limits.growth_bytes) if growth_roots else None
+    watched = {
+        name: GrowthWatch(list(roots), limits.growth_bytes)
+        for name, roots in (("growth", growth_roots), ("dependency_growth", dependency_roots))
+        if roots
+    }
+    watch = Watches(watched) if watched else None
     try:
         outcome = run_process(
             [*prefix, *argv],
@@ -101,7 +112,8 @@ def run_limited(
     finally:
         if watch is not None:
             watch.close()
-    bound = "growth" if outcome.outgrown else outcome.cgroup_bound
+    bound = watch.which() if watch is not None and outcome.outgrown else None
+    bound = bound or outcome.cgroup_bound
     if bound is None and (
         outcome.exit_code == 128 + signal.SIGXFSZ
         or any(sign in outcome.output for sign in _FILE_SIZE_SIGNS)
@@ -112,6 +124,7 @@ def run_limited(
         "pids": limits.max_processes,
         "file_size": limits.file_bytes,
         "growth": limits.growth_bytes,
+        "dependency_growth": limits.growth_bytes,
     }.get(bound or "", 0)
     return CommandResult(
         command=command,

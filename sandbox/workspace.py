@@ -13,12 +13,10 @@ worktree exists, so there is no moment at which a live run's worktree looks aban
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
 import shutil
-import socket
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,11 +25,14 @@ from types import TracebackType
 from sandbox.acl import NOBODY_UID, grant_tree
 from sandbox.gitcli import GitError, git, git_line, git_ok, split_z
 from sandbox.includes import DEPENDENCY_DIRS
+from sandbox.owners import owner_gone, read_owner, write_owner
+from sandbox.proof_tree import prune_stale_proof_trees
 
 WORKTREES_DIR = "coder-worktrees"
 BRANCH_PREFIX = "coder/"
 EXCLUDE_LINE = ".coder/"
 _OWNER_SUFFIX = ".owner.json"
+_ATTEMPTS_SUFFIX = ".attempts"
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 # Checkout inflates every blob: CPU-bound on fast disks, so let git use a few cores for it.
 _CHECKOUT = ("-c", f"checkout.workers={min(4, os.cpu_count() or 1)}")
@@ -123,11 +124,13 @@ class Workspace:
         )
 
     def close(self) -> None:
-        """Remove the worktree (the branch and its commits stay). Safe to call twice."""
+        """Remove the worktree and its rolled-back attempt (the branch and its commits stay).
+        Safe to call twice."""
         if self._closed:
             return
         self._closed = True
         try:
+            shutil.rmtree(attempts_dir(self.path), ignore_errors=True)
             _remove_worktree(self.repo, self.path)
         finally:
             _owner_file(self.path).unlink(missing_ok=True)
@@ -151,6 +154,12 @@ class Workspace:
         self.close()
 
 
+def attempts_dir(worktree: Path) -> Path:
+    """Where a run keeps its rolled-back attempt (`sandbox.attempts`): beside its worktree, so
+    it goes with it, at the run's end or when a later run prunes a killed one's."""
+    return worktree.with_name(worktree.name + _ATTEMPTS_SUFFIX)
+
+
 def run_in_progress(repo: Path, run_id: str) -> bool:
     """Whether a live process still owns run `run_id`'s worktree (stale ones are pruned)."""
     top, common = _locate(Path(repo))
@@ -164,18 +173,20 @@ def prune_stale_worktrees(repo: Path) -> list[Path]:
 
 
 def _prune(top: Path, common: Path) -> list[Path]:
+    """Run worktrees, and proof trees (`sandbox.proof_tree`), whose owner is gone."""
+    prune_stale_proof_trees(top)
     root = common / WORKTREES_DIR
     if not root.is_dir():
         return []
-    run_ids = {p.name for p in root.iterdir() if p.is_dir()}
-    run_ids |= {p.name.removesuffix(_OWNER_SUFFIX) for p in root.glob("*" + _OWNER_SUFFIX)}
+    run_ids = _run_ids(root)
     pruned: list[Path] = []
     for run_id in sorted(run_ids):
         path = root / run_id
         owner = _owner_file(path)
-        if not _is_stale(owner):
+        if not owner_gone(owner):
             continue
         throwaway = _throwaway_branch(owner)
+        shutil.rmtree(attempts_dir(path), ignore_errors=True)
         _remove_worktree(top, path, prune=False)
         owner.unlink(missing_ok=True)
         pruned.append(path)
@@ -187,16 +198,21 @@ def _prune(top: Path, common: Path) -> list[Path]:
     return pruned
 
 
+def _run_ids(root: Path) -> set[str]:
+    """The runs coder's directory holds something of: a worktree, an owner file, an attempt."""
+    ids = {p.name for p in root.iterdir() if p.is_dir() and not p.name.endswith(_ATTEMPTS_SUFFIX)}
+    ids |= {p.name.removesuffix(_OWNER_SUFFIX) for p in root.glob("*" + _OWNER_SUFFIX)}
+    ids |= {p.name.removesuffix(_ATTEMPTS_SUFFIX) for p in root.glob("*" + _ATTEMPTS_SUFFIX)}
+    return ids
+
+
 def live_runs(repo: Path) -> tuple[set[str], set[str]]:
     """(run ids, branches) of the runs going on now in `repo` (stale worktrees pruned first):
     every worktree under coder's directory whose owner lives, and the branch each has out."""
     top, common = _locate(Path(repo))
     _prune(top, common)
     root = common / WORKTREES_DIR
-    ids: set[str] = set()
-    if root.is_dir():
-        ids |= {p.name for p in root.iterdir() if p.is_dir()}
-        ids |= {p.name.removesuffix(_OWNER_SUFFIX) for p in root.glob("*" + _OWNER_SUFFIX)}
+    ids = _run_ids(root) if root.is_dir() else set()
     branches = set()
     listing = git(["worktree", "list", "--porcelain"], top).decode("utf-8", errors="replace")
     for line in listing.splitlines():
@@ -338,59 +354,16 @@ def _owner_file(path: Path) -> Path:
 
 
 def _write_owner(owner: Path, run_id: str, *, throwaway: str | None = None) -> None:
-    pid = os.getpid()
-    record: dict[str, object] = {
-        "run_id": run_id,
-        "pid": pid,
-        "started": _start_time(pid),
-        "host": _host(),
-    }
     if throwaway is not None:
-        record["throwaway_branch"] = throwaway
-    owner.write_text(json.dumps(record) + "\n")
+        write_owner(owner, run_id=run_id, throwaway_branch=throwaway)
+    else:
+        write_owner(owner, run_id=run_id)
 
 
 def _throwaway_branch(owner: Path) -> str | None:
     """The branch a killed owner would have deleted at its end (a `coder plan` session's)."""
-    try:
-        branch = json.loads(owner.read_text()).get("throwaway_branch")
-    except (OSError, ValueError, AttributeError):
-        return None
+    branch = read_owner(owner).get("throwaway_branch")
     return branch if isinstance(branch, str) and branch.startswith(BRANCH_PREFIX) else None
-
-
-def _is_stale(owner: Path) -> bool:
-    """Whether the process that owns a worktree is gone (no owner file: nobody owns it)."""
-    try:
-        record = json.loads(owner.read_text())
-        pid = int(record["pid"])
-    except FileNotFoundError:
-        return True
-    except (OSError, ValueError, KeyError, TypeError):
-        return True
-    if record.get("host") != _host():
-        return False  # another machine's run (shared file system): not ours to judge
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        pass
-    started = record.get("started")
-    return started is not None and _start_time(pid) != started
-
-
-def _start_time(pid: int) -> str | None:
-    """The kernel's start time of `pid` (tells a live owner from a reused pid)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]
-
-
-def _host() -> str:
-    return socket.gethostname()
 
 
 def _remove_worktree(top: Path, path: Path, *, prune: bool = True) -> None:

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.changes import path_batches
 from sandbox.gitcli import git, git_detached, git_line, git_ok, split_z
 
 RUNS_HOME = ".coder"
@@ -98,8 +99,8 @@ def holds_change(repo: Path, change: Change) -> bool:
         git(["read-tree", change.tip], repo, env=env)
         git(["update-index", "-q", "--refresh"], repo, env=env, check=False)
         touched = [path for status, path in change.entries if status != "D"]
-        if touched:
-            out = git(["diff-files", "--name-only", "-z", "--", *touched], repo, env=env)
+        for batch in path_batches(touched):
+            out = git(["diff-files", "--name-only", "-z", "--", *batch], repo, env=env)
             if out.strip(b"\0"):
                 return False
     return not any(os.path.lexists(repo / path) for path in change.deleted)

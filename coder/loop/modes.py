@@ -22,10 +22,11 @@ from coder.verdict.final_check import FullRun, tree_of
 from coder.verdict.scoping import command_for_paths
 from contracts.graph import ready_steps
 from contracts.validation import CompiledStep, ValidPlan
-from sandbox.attempts import REF_PREFIX, save_attempt
+from sandbox.attempts import Attempt, save_attempt
 from sandbox.checkpoint import ChangeTooLarge, InvalidRollbackRef, resolve_rollback_ref
 from sandbox.gitcli import git, git_ok
 from sandbox.policy import PathPolicy
+from sandbox.workspace import attempts_dir
 from summarizers.diffs import summarize_diff
 from summarizers.tokens import estimate_tokens
 
@@ -68,8 +69,7 @@ def run_contract(rt: Runtime) -> None:
             continue
         rt.state.record_checks(step_id, checks, "rolled_back")
         attempt = _attempt_account(summary, rt.checkpoints.patch_since(checkpoint.sha))
-        ref = f"{REF_PREFIX}/{rt.state.rollbacks + 1}-{step_id}"
-        rt.toolbox.attempt = save_attempt(rt.root, checkpoint.sha, ref, step_id)
+        rt.toolbox.attempt = _keep_attempt(rt, checkpoint.sha, step_id)
         _rollback(rt, step, checkpoint.sha)
         rt.state.failures[step_id] = rt.session.redact(
             f"{_failure_account(step_id, checks)}\n\n{attempt}"
@@ -317,6 +317,24 @@ def _rollback(rt: Runtime, step: CompiledStep, checkpoint_sha: str) -> None:
         restored_by_harness=report.restored_by_harness,
         unverified_steps=undone,
         note=note,
+    )
+
+
+def _keep_attempt(rt: Runtime, checkpoint_sha: str, step_id: str) -> Attempt | None:
+    """The rolled-back change, kept beside the run's worktree for restore_attempt (never in
+    the repository): scrubbed and bounded as a commit is, a file holding a secret the harness
+    holds left out."""
+    changes = rt.checkpoints.changes_since(checkpoint_sha)
+    present = [c.path for c in changes if c.kind != "deleted"]
+    holders = rt.trace.redact.scan.files_holding(rt.root, present)
+    return save_attempt(
+        rt.root,
+        checkpoint_sha,
+        step_id,
+        attempts_dir(rt.root),
+        left_out={path: "it held a secret the harness holds" for path in holders},
+        max_file_bytes=rt.checkpoints.max_file_bytes,
+        max_change_bytes=rt.checkpoints.max_change_bytes,
     )
 
 

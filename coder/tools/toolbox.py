@@ -283,15 +283,24 @@ class ToolBox:
                 "there is no rolled-back attempt to restore in this step; make the change with "
                 "edit_file or write_file"
             )
-        wanted = list(dict.fromkeys(a.paths or attempt.changes))
-        unknown = [p for p in wanted if p not in attempt.changes]
+        if attempt.refused:
+            return Observation.error(
+                f"the rolled-back attempt of {attempt.step_id} was not kept: {attempt.refused}; "
+                "make the change with edit_file or write_file"
+            )
+        wanted = list(dict.fromkeys(a.paths or [*attempt.changes, *attempt.not_kept]))
+        unknown = [p for p in wanted if p not in attempt.changes and p not in attempt.not_kept]
         if unknown:
             return Observation.error(
                 f"the attempt did not change {', '.join(unknown)}; it changed: "
-                f"{', '.join(attempt.changes)}"
+                f"{', '.join([*attempt.changes, *attempt.not_kept])}"
             )
+        dropped = "; ".join(f"{p} ({attempt.not_kept[p]})" for p in wanted if p in attempt.not_kept)
+        wanted = [p for p in wanted if p in attempt.changes]
         allowed = [p for p in wanted if self.policy.check(p, write=True).allowed]
         outside = [p for p in wanted if p not in allowed]
+        if not allowed and dropped and not outside:
+            return Observation.error(f"nothing restored: not kept from the attempt: {dropped}")
         if not allowed:
             return Observation.denied(
                 f"none of {', '.join(wanted)} is among this step's files; nothing restored"
@@ -301,6 +310,8 @@ class ToolBox:
         text = f"restored from the attempt of {attempt.step_id}: {', '.join(said)}"
         if outside:
             text += f"\nnot restored, outside this step's files: {', '.join(outside)}"
+        if dropped:
+            text += f"\nnot restored, not kept from the attempt: {dropped}"
         text += "\nRead the files before editing them further."
         return Observation.ok(text)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from coder.config import ConfigError, load_repo_config
 from sandbox.confine import Sandbox
-from sandbox.proof_tree import sandbox_like
+from sandbox.tree_sandbox import sandbox_like
 
 
 def tree_sandbox(tree: Path, like: Sandbox, test_cmd: str | None) -> Sandbox | str:

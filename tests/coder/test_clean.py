@@ -124,3 +124,48 @@ def test_a_killed_plan_sessions_branch_goes_with_its_worktree(tmp_path):
     child.wait()
     assert prune_stale_worktrees(repo)
     assert _branches(repo) == {"main"}
+
+
+def _commit_on(repo: Path, branch: str, message: str, env: dict[str, str] | None = None) -> None:
+    """A commit on `branch` made the way a person makes one, not by a run."""
+    tree = git(repo, "rev-parse", f"{branch}^{{tree}}").strip()
+    sha = git(repo, "commit-tree", tree, "-p", branch, "-m", message, env=env).strip()
+    git(repo, "update-ref", f"refs/heads/{branch}", sha)
+
+
+def test_clean_keeps_a_run_branch_carrying_a_commit_coder_did_not_make(tmp_path):
+    repo = make_calc_repo(tmp_path)
+    mine, late, plain = (_finished_run(repo, tmp_path, name) for name in ("a", "b", "c"))
+    _commit_on(repo, f"coder/{mine}", "my own follow-up")
+    later = str(int(time.time()) + 3600)
+    coder_later = {
+        "GIT_COMMITTER_NAME": "coder",
+        "GIT_COMMITTER_EMAIL": "coder@localhost",
+        "GIT_COMMITTER_DATE": f"{later} +0000",
+    }
+    _commit_on(repo, f"coder/{late}", "coder: more\n\nCoder-Step: fix-add", coder_later)
+    done = coder("clean", "--repo", str(repo), "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _branches(repo) == {"main", f"coder/{mine}", f"coder/{late}"}
+    kept = [line for line in done.stdout.splitlines() if "did not make" in line]
+    assert len(kept) == 2, done.stdout
+    [own] = [line for line in kept if f"coder/{mine}" in line]
+    assert own.startswith(f"kept: branch coder/{mine} carries a commit coder did not make")
+    assert '"my own follow-up"' in own
+    assert any(line.startswith(f"kept: branch coder/{late} carries") for line in kept)
+    assert f"branch coder/{plain}" in done.stdout
+
+
+def test_clean_removes_attempt_refs_an_earlier_version_left_and_the_pack_cache(tmp_path):
+    """coder before issue 32 kept rolled-back attempts as refs in the user's repository; the
+    view's copies of packs (sandbox/packfilter.py) are a cache."""
+    repo = make_calc_repo(tmp_path)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "update-ref", "refs/coder/attempts/1-fix-add", head)
+    cache = repo / ".git" / "coder-packs" / "pack-1-2"
+    cache.mkdir(parents=True)
+    done = coder("clean", "--repo", str(repo), "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "attempt ref refs/coder/attempts/1-fix-add (a rolled-back attempt" in done.stdout
+    assert "pack cache " in done.stdout and not cache.parent.exists()
+    assert git(repo, "for-each-ref", "refs/coder").strip() == ""

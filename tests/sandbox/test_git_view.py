@@ -4,7 +4,10 @@ Real git, real bubblewrap."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from tests.sandbox.confined import confined, needs_bwrap
 from tests.sandbox.gitrepos import make_repo, run_git, write_files
@@ -59,3 +62,73 @@ def test_staged_and_stashed_content_is_unreadable_while_git_works(visible_base: 
     status, log = out.split("== status")[1].split("== log")
     assert status.split() == ["M", "README.md"], out
     assert log.split() == ["initial"], out
+
+
+_PACK_DIG = (
+    r"""
+git cat-file --batch-all-objects --batch 2>&1 | grep -a -c SECR"""
+    + r"""ET
+python3 - <<'PY'
+import os, zlib
+for root, _dirs, files in os.walk("/run/coder/git"):
+    for name in files:
+        path = os.path.join(root, name)
+        try:
+            data = open(path, "rb").read()
+        except OSError:
+            continue
+        found = b"SECRET" in data
+        for start in range(len(data)):  # every zlib stream in the file, wherever it starts
+            try:
+                found = found or b"SECRET" in zlib.decompressobj().decompress(data[start:], 1 << 16)
+            except zlib.error:
+                pass
+        if found:
+            print("FOUND", path)
+PY
+echo "== old"; git show HEAD~1:f.txt; echo "== log"; git log -p --format=%s | grep -c '^diff'
+echo "== status"; git status --porcelain
+"""
+)
+
+
+@pytest.mark.parametrize("cruft", [False, True], ids=["gc", "gc-with-cruft-packs"])
+def test_staged_stashed_and_reflog_content_packed_by_gc_is_unreadable(
+    visible_base: Path, cruft: bool
+) -> None:
+    repo = make_repo(visible_base / "repo", {"README.md": "hi\n", "f.txt": "old\n"})
+    write_files(repo, {"f.txt": "new\n"})
+    run_git(repo, "commit", "-qam", "second")
+    write_files(repo, {"leak.txt": "AMENDED-SECRET-3\n"})
+    run_git(repo, "add", "leak.txt")
+    run_git(repo, "commit", "-qm", "third")
+    run_git(repo, "reset", "-q", "--hard", "HEAD~1")  # the leak lives on in the reflog
+    write_files(repo, {".env": "API_KEY=STASHED-SECRET-1\n"})
+    run_git(repo, "stash", "push", "-u", "-q")
+    write_files(repo, {"app.py": "A = 'STAGED-SECRET-2'\n", "f.txt": "old\n"})
+    run_git(repo, "add", "app.py", "f.txt")  # f.txt staged as it was two commits ago
+    run_git(repo, "checkout", "-q", "--", "app.py")
+    if cruft:
+        write_files(repo, {"gone.txt": "DANGLING-SECRET-4\n"})
+        run_git(repo, "add", "gone.txt")
+        run_git(repo, "rm", "-q", "--cached", "gone.txt")
+        (repo / "gone.txt").unlink()
+    run_git(repo, *(["-c", "gc.cruftPacks=true"] if cruft else []), "gc", "-q")
+    store = repo / ".git" / "objects"
+    assert not [p for p in store.glob("??/*")], "gc left loose objects"
+    host = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True
+    ).stdout
+    for secret in (b"STASHED-SECRET-1", b"STAGED-SECRET-2", b"AMENDED-SECRET-3"):
+        assert secret in host  # packed, as git does on its own
+    if cruft:
+        assert b"DANGLING-SECRET-4" in host and list(store.glob("pack/*.mtimes"))
+    with confined(repo) as box:
+        result = box.run(_PACK_DIG, timeout_s=120)
+    out = result.output
+    assert "FOUND" not in out and out.split("\n", 1)[0].strip() == "0", out
+    old, log = out.split("== old")[1].split("== log")
+    assert old.split() == ["old"], out
+    log, status = log.split("== status")
+    assert log.split() == ["3"], out  # every diff of both commits: nothing public withheld
+    assert status.split() == [], out

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.limits import Limits
 from sandbox.overlay import bwrap_version
 from tests.sandbox.confined import confined, needs_bwrap
 from tests.sandbox.gitrepos import make_repo, snapshot, write_files
@@ -109,3 +110,23 @@ def test_a_non_root_harness_with_an_old_bubblewrap_keeps_them_read_only_and_says
     assert "read-only" in lines and "cached" in lines
     assert "Read-only file system" in done.stdout
     assert snapshot(repo) == before
+
+
+@as_root
+def test_writes_into_the_dependency_copy_stop_at_the_growth_bound(visible_base: Path) -> None:
+    """The throwaway copy lands on the host's disk ($TMPDIR): a writer that never stops by
+    itself is killed by the bound, and told so, however busy the machine."""
+    repo = _repo(visible_base)
+    writer = (
+        "i=0; while true; do i=$((i+1)); head -c 8000000 /dev/zero > node_modules/big-$i; "
+        "sync node_modules/big-$i; done"
+    )
+    with confined(repo, limits=Limits(growth_bytes=24 << 20)) as box:
+        assert box.sandbox.overlays.kind == "kernel", box.sandbox.notes
+        result = box.run(writer, timeout_s=120)
+        assert result.bound == "dependency_growth" and not result.timed_out, result
+        assert result.killed
+        assert "wrote more than 24 MiB into the throwaway copy of the dependency" in (
+            result.bound_message
+        )
+        assert not list((box.worktree / "node_modules").glob("big-*"))

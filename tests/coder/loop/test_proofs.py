@@ -132,7 +132,7 @@ def test_a_step_that_changed_no_file_is_not_verified(calc_repo, script):
 
 def test_a_retry_restores_the_rolled_back_attempt_in_one_call(calc_repo, script):
     """The vacuous attempt's fix was right: the retry takes calc.py back from it, whole, and
-    writes only the real test; the attempt stays under refs/coder/attempts."""
+    writes only the real test; the attempt was kept outside the repository (no ref)."""
     result, _, events = run(
         calc_repo,
         script(
@@ -154,8 +154,8 @@ def test_a_retry_restores_the_rolled_back_attempt_in_one_call(calc_repo, script)
     assert restored["text"].startswith("restored from the attempt of fix-add: calc.py (modified)")
     revise = next(e for e in events if e["type"] == "plan_revised")
     assert revise
-    refs = git(calc_repo, "for-each-ref", "--format=%(refname)", "refs/coder/attempts")
-    assert refs.strip().endswith("-fix-add")
+    refs = git(calc_repo, "for-each-ref", "--format=%(refname)", "refs/coder")
+    assert refs.strip() == ""
     assert "return a + b" in result.patch and "test_scale_three" not in result.patch
 
 
