@@ -82,7 +82,10 @@ def _submit(rt: Runtime, name: str, briefing: str) -> ValidPlan:
 
     def judge(tool: str, args: dict[str, Any]) -> str | None:
         check = validate_plan(
-            args, allow_unverified=rt.allow_unverified, known_verified=frozenset(rt.state.verified)
+            args,
+            allow_unverified=rt.allow_unverified,
+            known_verified=frozenset(rt.state.verified),
+            schema_key=False,
         )
         if check.plan is None:
             problems = [str(p) for p in check.problems]

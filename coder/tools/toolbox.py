@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from coder.tools.editing import apply_edit
 from coder.tools.regions import changed_span, numbered, region
-from coder.tools.specs import TOOL_ARGS, usage_line
+from coder.tools.specs import TOOL_ARGS, bad_arguments
 from coder.tools.textfile import NEW_FILE, NotText, decode_file, printable, with_newlines
 from sandbox.attempts import Attempt, restore_files
 from sandbox.changes import worktree_files
@@ -400,13 +400,6 @@ def masked(gist: str) -> str:
 
 def _digest(*parts: str) -> str:
     return hashlib.sha1("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
-
-
-def bad_arguments(tool: str, exc: ValidationError) -> str:
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in exc.errors()
-    )
-    return f"bad arguments for {tool}: {problems}. Use: {usage_line(tool)}"
 
 
 def _capped_lines(lines: list[str], start: int, end: int, path: str) -> tuple[list[str], int]:
