@@ -66,6 +66,8 @@ class PlanCheck:
     plan: ValidPlan | None
     """None when there is any problem."""
     problems: list[Problem]
+    shows_forms: bool = False
+    """A problem lists the compilable forms (the reader has them from now on)."""
 
     @property
     def ok(self) -> bool:
@@ -79,6 +81,7 @@ class _Found:
     entries: list[tuple[int, int, Problem, bool]] = field(default_factory=list)
     forms_known: bool = False
     """The reader has the compilable forms already: a problem refers to them, never repeats."""
+    showed_forms: bool = False
 
     def add(
         self, step: int, where: str, message: str, *, wants_forms: bool = False, shape: bool = False
@@ -93,6 +96,7 @@ class _Found:
             if wants_forms:
                 tail = f"\n{forms_text()}" if not forms_shown else " (compilable forms: see above)"
                 problem = Problem(problem.where, problem.message + tail, problem.shape)
+                self.showed_forms |= not forms_shown
                 forms_shown = True
             out.append(problem)
         return out
@@ -145,7 +149,8 @@ def validate_plan(
         _check_rollback(i, step, wheres[i], files, graph, known_verified, found)
         compiled.append(_compile_step(i, step, wheres[i], allow_unverified, found))
     if found.entries:
-        return PlanCheck(None, found.problems())
+        problems = found.problems()
+        return PlanCheck(None, problems, shows_forms=found.showed_forms)
     steps = [contract for contract in contracts if contract is not None]
     plan = Plan(goal=goal, notes=notes, steps=steps)
     by_id = {s.step_id: CompiledStep(s, invs) for s, invs in zip(steps, compiled, strict=True)}

@@ -98,16 +98,28 @@ ENVIRONMENTAL_FAILURE = (
 NOTES_CHARS = 4000
 
 
-def plan_context(plan: ValidPlan | None) -> str:
+def plan_context(plan: ValidPlan | None, *, whole: bool = False) -> str:
     """The plan's goal and the planner's notes, as every step and revision is told them: a
-    fresh conversation would otherwise rediscover the design from a one-line title."""
+    fresh conversation would otherwise rediscover the design from a one-line title. A step
+    is told at most NOTES_CHARS of the notes; a revision (`whole`), which writes the next
+    version of them, all."""
     if plan is None:
         return ""
     lines = [f"Plan goal: {plan.plan.goal}"] if plan.plan.goal.strip() else []
     notes = (plan.plan.notes or "").strip()
     if notes:
-        lines.append(f"Planner's notes:\n{clip_chars(notes, NOTES_CHARS)}")
+        lines.append(f"Planner's notes:\n{notes if whole else clip_chars(notes, NOTES_CHARS)}")
     return "\n".join(lines) + "\n\n" if lines else ""
+
+
+REVISION_FORMAT = (
+    "The plan is submit_plan's input, as its schema says: the goal, the notes and every step "
+    "(verified ones included). Invariants: the forms the current plan uses, or any other that "
+    "compiles; a string that does not is answered with every form that does."
+)
+"""A revision's whole word on the plan format: the invariant grammar is the plan phase's, and
+comes back in a revision only with an invariant that does not compile (contracts.validation),
+so a revise request does not carry ~3 KB it rarely needs on every turn."""
 
 
 def revision_briefing(
@@ -120,17 +132,20 @@ def revision_briefing(
     *,
     environmental: bool = False,
 ) -> str:
+    """The plan's goal and notes once (as text, whole), then its steps; the invariant
+    grammar only by reference (REVISION_FORMAT)."""
     cause = f"{ENVIRONMENTAL_FAILURE}; " if environmental else "Fix the cause; "
     return (
-        f"{_with_context(task, context)}\n\n{plan_context(plan)}"
+        f"{_with_context(task, context)}\n\n{plan_context(plan, whole=True)}"
         "Phase: REVISE. A step failed verification and was rolled back.\n\n"
-        f"Failure:\n{failure}\n\nCurrent plan:\n{plan_json(plan)}\n\n"
+        f"Failure:\n{failure}\n\n"
+        f"The current plan's steps (its goal and notes are above):\n{steps_json(plan)}\n\n"
         f"Verified steps (kept unless you change their files): {', '.join(verified) or 'none'}\n"
         f"Budget left: {left}\n\n"
         f"Submit the complete next version of the plan with submit_plan. {cause}keep "
         "verified steps as they are, and the correct part of the failed attempt. You may read "
         "files and run commands first (what they change is reset).\n\n"
-        f"{PLAN_FORMAT}" + "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
+        f"{REVISION_FORMAT}"
     )
 
 
@@ -164,10 +179,13 @@ def step_briefing(
     plan: ValidPlan | None = None,
     repo_words: str = "",
     paths_command: Callable[[list[str]], str] | None = None,
+    *,
+    base: str = "",
 ) -> str:
     """`plan`: whose goal and notes the step is told; `repo_words`: the repository's own
     instructions for agents (AGENTS.md), shown as quoted material; `paths_command`: the exact
-    command a `tests_pass` with paths runs, shown beside it."""
+    command a `tests_pass` with paths runs, shown beside it; `base`: what was red before any
+    change (coder.loop.known_red), which the step's fresh conversation would rediscover."""
     contract = step.contract
     checks = (
         "\n".join(f"  - {describe(inv)}{_runs(inv, paths_command)}" for inv in step.invariants)
@@ -179,7 +197,7 @@ def step_briefing(
         f"{': ' + contract.title if contract.title else ''}.\n"
         f"Files you may create, edit or delete: {', '.join(contract.intended_modification.files)}\n"
         f"After finish_step the harness checks:\n  - only those files changed\n{checks}\n"
-        f"Test command: {test_cmd or '(none detected)'}\n"
+        f"Test command: {test_cmd or '(none detected)'}\n{base + chr(10) if base else ''}"
         f"{_done_lines(done)}\nBudget left: {left}\n{last}\n"
         "Make the change, run the relevant tests with `run` if useful, then call finish_step."
     )
@@ -249,5 +267,6 @@ def describe(invariant: object) -> str:
     return f"{kind} {json.dumps(data, ensure_ascii=False)}" if data else kind
 
 
-def plan_json(plan: ValidPlan) -> str:
-    return json.dumps(plan.plan.wire(), indent=1, ensure_ascii=False)
+def steps_json(plan: ValidPlan) -> str:
+    """The plan's steps as they travel (its goal and notes are told as text beside them)."""
+    return json.dumps(plan.plan.wire()["steps"], indent=1, ensure_ascii=False)

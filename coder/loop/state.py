@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
+from coder.loop.failure_account import FailureAccount
 from contracts.result import InvariantOutcome, PlanSource, StepOutcome
 from contracts.validation import ValidPlan
 
@@ -117,6 +118,9 @@ class RunState:
     """Who wrote each plan version: "model" or "user" (--plan FILE, an edit under --approve)."""
     failures: dict[str, str] = field(default_factory=dict)
     """The last failure account of each step that failed verification."""
+    failure_accounts: dict[str, FailureAccount] = field(default_factory=dict)
+    """The same accounts check by check, so a retried step is told only the checks its
+    revised plan still has (not kept in state.json: a resumed run tells the whole text)."""
     environmental: set[str] = field(default_factory=set)
     """Steps whose last failure was the sandbox's doing (a read-only path, the network), not
     the change's: the revision must not tell the model to change correct code."""
