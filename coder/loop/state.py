@@ -97,6 +97,10 @@ class RunState:
     """Model calls that came back with a reply: 0 means the model was never reached."""
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int = 0
+    """Of input_tokens, what the provider read from its prompt cache."""
+    cache_write_tokens: int = 0
+    """Of input_tokens, what the provider wrote to its prompt cache."""
     spent: Spent = field(default_factory=Spent)
     plan: ValidPlan | None = None
     plan_version: int = 0

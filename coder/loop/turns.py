@@ -171,6 +171,8 @@ class Session:
         state.spent.model_s += reply.latency_s or (time.monotonic() - started)
         state.input_tokens += reply.usage.input_tokens
         state.output_tokens += reply.usage.output_tokens
+        state.cache_read_tokens += reply.usage.cache_read_tokens
+        state.cache_write_tokens += reply.usage.cache_write_tokens
         self.trace.emit(
             "model_call",
             phase=phase.name,
