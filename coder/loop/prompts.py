@@ -25,28 +25,25 @@ Rules:
 """
 
 PLAN_FORMAT = """\
-A plan is {"goal": str, "notes": str, "steps": [step, ...]}; `notes` is what you found that the
-executors need (root cause, the files and lines involved, decisions taken): each step runs in a
-fresh conversation that sees only the goal, the notes and its own step. A step is
-{"stepId": "kebab-slug", "title": str, "dependencies": [stepIds],
- "intendedModification": {"files": [paths or globs the step may create/edit/delete],
-                          "invariants": [checks that must hold after the step]},
- "rollbackPlan": {"gitCheckout": "HEAD~1"}}
-Invariants are objects such as {"kind": "tests_pass", "paths": ["tests/test_x.py"]},
-{"kind": "command_succeeds", "command": "..."}, {"kind": "signature_compatible", "symbol": "f",
-"file": "src/m.py"} (strict: "signature_unchanged"), {"kind": "public_api_compatible", "file":
-"src/m.py"} (strict: "public_api_unchanged"), {"kind": "text_absent", "pattern": "print\\\\(",
-"paths": ["src/**"]}, {"kind": "max_changed_lines", "n": 40}, {"kind": "tests_fail_before",
-"paths": ["tests/test_x.py"]} (of the tests the step adds or changes there, at least one must fail
-on the code before the step, and all must pass after it; name a test id to require that one), {"kind": "tests_removed", "paths": ["tests/test_x.py::test_y"]}
-(tests removed or skipped on purpose; any other test that disappears, or is skipped, fails).
-A step must change at least one file.
-Signatures and public APIs are checked compatible or strict. Compatible: every call the old
-version accepted still works (a new parameter with a default passes; a removed, renamed,
-reordered or newly required one fails). Strict: the signature stays identical. "Breaking",
-"backward compatible" and "don't break" mean compatible; "unchanged", "must not change" and
-"keeps its signature" mean strict. Any signature or API form takes "in FILE".
-Or strings of these forms:
+A plan is submit_plan's input (its schema gives every field): a goal, `notes` and steps. `notes`
+is what you found that the executors need (root cause, the files and lines involved, decisions
+taken): each step runs in a fresh conversation that sees only the goal, the notes and its own
+step. A step names the files it may create, edit or delete (paths or globs; it must change at
+least one), the invariants that must hold after it, and "rollbackPlan": {"gitCheckout": "HEAD~1"}.
+Invariants are objects with a `kind` (e.g. {"kind": "tests_pass", "paths": ["tests/test_x.py"]},
+{"kind": "text_absent", "pattern": "print\\\\(", "paths": ["src/**"]}: a regular expression))
+or strings of the forms below. tests_fail_before {paths}: of the tests the step adds or changes
+there, at least one must fail on the code before the step, and all must pass after it; name a
+test id to require that one. tests_removed {paths}: tests removed or skipped on purpose; any
+other test that disappears, or is skipped, fails.
+Signatures and public APIs are checked compatible ("signature_compatible",
+"public_api_compatible") or strict ("signature_unchanged", "public_api_unchanged").
+Compatible: every call the old version accepted still works (a new parameter with a default
+passes; a removed, renamed, reordered or newly required one fails). Strict: the signature
+stays identical. "Breaking", "backward compatible" and "don't break" mean compatible;
+"unchanged", "must not change" and "keeps its signature" mean strict. Any signature or API
+form takes "in FILE".
+Strings of these forms compile:
 """
 
 
@@ -192,12 +189,13 @@ def step_briefing(
         or "  - (none besides scope)"
     )
     last = f"\nLast failure of this step:\n{failure}\n" if failure else ""
+    red = f"{base}\n" if base else ""
     return (
         f"Task: {task}\n\n{plan_context(plan)}{repo_words}Phase: EXECUTE step `{contract.step_id}`"
         f"{': ' + contract.title if contract.title else ''}.\n"
         f"Files you may create, edit or delete: {', '.join(contract.intended_modification.files)}\n"
         f"After finish_step the harness checks:\n  - only those files changed\n{checks}\n"
-        f"Test command: {test_cmd or '(none detected)'}\n{base + chr(10) if base else ''}"
+        f"Test command: {test_cmd or '(none detected)'}\n{red}"
         f"{_done_lines(done)}\nBudget left: {left}\n{last}\n"
         "Make the change, run the relevant tests with `run` if useful, then call finish_step."
     )
