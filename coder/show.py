@@ -103,8 +103,9 @@ def _totals(console: Console, result: dict[str, Any]) -> None:
             f"{m(pr['pushed_branch'])} (pushed{number} at {m(str(pr.get('pushed_commit'))[:10])})"
         )
     console.print(
-        f"turns {m(result.get('model_turns', '?'))} · tokens in {_count(tokens.get('input'))} "
-        f"out {_count(tokens.get('output'))} · rollbacks {m(result.get('rollbacks', '?'))} · "
+        f"turns {m(result.get('model_turns', '?'))} · tokens in {_count(tokens.get('input'))}"
+        f"{billed_note(tokens)} out {_count(tokens.get('output'))} · "
+        f"rollbacks {m(result.get('rollbacks', '?'))} · "
         f"revisions {m(result.get('revisions', '?'))} · branch {branch}",
         highlight=False,
     )
@@ -221,6 +222,16 @@ def _dict(data: dict[str, Any], key: str) -> dict[str, Any]:
 
 def _clip(text: str, limit: int = 600) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
+
+
+def billed_note(tokens: dict[str, Any]) -> str:
+    """Billed input beside raw input, where the provider reported its prompt cache:
+    " (billed 41,220: 380,100 read from the cache, 22,400 written)"; "" otherwise."""
+    billed = tokens.get("billed_input")
+    if not isinstance(billed, int | float):
+        return ""
+    read, write = tokens.get("cache_read"), tokens.get("cache_write")
+    return f" (billed {billed:,.0f}: {_count(read)} read from the cache, {_count(write)} written)"
 
 
 def _count(value: object) -> str:

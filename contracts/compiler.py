@@ -36,9 +36,14 @@ class InvariantCompileError(ValueError):
     advisory; a malformed object is always an error.
     """
 
-    def __init__(self, reasons: list[tuple[Loc, str]], *, unmatched_text: bool = False) -> None:
+    def __init__(
+        self, reasons: list[tuple[Loc, str]], *, unmatched_text: bool = False, shape: bool = False
+    ) -> None:
         self.reasons = reasons
         self.unmatched_text = unmatched_text
+        self.shape = shape
+        """An object that does not fit its kind's schema (what the tool schema already says),
+        rather than a string no rule compiles."""
         text = "; ".join(message for _, message in reasons)
         super().__init__(f"{text}\n{forms_text()}" if unmatched_text else text)
 
@@ -69,7 +74,7 @@ def compile_invariant(item: str | dict[str, Any]) -> Invariant:
         return _compile_object(item)
     if not isinstance(item, str):
         reason = f"an invariant is a string or an object with a kind, not {json_type(item)}"
-        raise InvariantCompileError([((), reason)])
+        raise InvariantCompileError([((), reason)], shape=True)
     return compile_text(item)
 
 
@@ -121,7 +126,11 @@ def _compile_object(item: dict[str, Any]) -> Invariant:
     kind = item.get("kind")
     known = ", ".join(PLAN_INVARIANTS)
     if "kind" not in item:
-        raise InvariantCompileError([(("kind",), f"missing (required); one of: {known}")])
+        raise InvariantCompileError(
+            [(("kind",), f"missing (required); one of: {known}")], shape=True
+        )
+    if "source" in item:  # the compiled string's own field, never a plan's
+        raise InvariantCompileError([(("source",), "unknown field")], shape=True)
     if not isinstance(kind, str) or kind not in PLAN_INVARIANTS:
         if kind == "files_within_scope":
             reason = "files_within_scope holds for every step implicitly; leave it out"
@@ -129,9 +138,9 @@ def _compile_object(item: dict[str, Any]) -> Invariant:
             close = difflib.get_close_matches(str(kind), PLAN_INVARIANTS, n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             reason = f"unknown invariant kind {kind!r}{hint} (known kinds: {known})"
-        raise InvariantCompileError([(("kind",), reason)])
+        raise InvariantCompileError([(("kind",), reason)], shape=True)
     model = PLAN_INVARIANTS[kind]
     try:
         return model.model_validate(item)  # type: ignore[return-value]
     except ValidationError as exc:
-        raise InvariantCompileError(readable_errors(exc, model)) from None
+        raise InvariantCompileError(readable_errors(exc, model), shape=True) from None

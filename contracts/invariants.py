@@ -10,13 +10,19 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
+
+from contracts.plan import integral
 
 
 class _Invariant(BaseModel):
     model_config = ConfigDict(
-        extra="forbid", populate_by_name=True, frozen=True, use_attribute_docstrings=True
+        extra="forbid",
+        populate_by_name=True,
+        frozen=True,
+        use_attribute_docstrings=True,
+        strict=True,
     )
     source: SkipJsonSchema[str | None] = Field(default=None, exclude=True)
     """The natural-language string this invariant was compiled from, if any."""
@@ -136,7 +142,7 @@ class TextPresent(_TextInvariant):
 
 class MaxChangedLines(_Invariant):
     kind: Literal["max_changed_lines"] = "max_changed_lines"
-    n: int = Field(ge=0)
+    n: Annotated[int, Field(ge=0), BeforeValidator(integral)]
     """Added plus removed lines in the step's diff."""
 
     def describe(self) -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 RunStatus = Literal["verified", "failed", "stopped"]
 StopReason = Literal[
@@ -64,7 +64,22 @@ class StepOutcome(_Out):
 
 class Tokens(_Out):
     input: int = 0
+    """Every prompt token the run sent, cached or not (what budgets count)."""
     output: int = 0
+    cache_read: int | None = None
+    """Of `input`, the tokens the provider read from its prompt cache; set only when the
+    provider reported cache reads or writes (Anthropic, OpenAI), absent otherwise."""
+    cache_write: int | None = None
+    """Of `input`, the tokens written to the prompt cache (Anthropic bills them at 1.25x)."""
+    billed_input: float | None = None
+    """`input` as billed, in plain-input tokens: cache reads and writes at their price
+    (coder/models/pricing.py); set with the cache figures."""
+
+    @model_serializer(mode="wrap")
+    def _without_unreported(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A provider that reports no cache leaves `tokens` as DESIGN has it: input, output."""
+        data: dict[str, Any] = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k in ("input", "output")}
 
 
 class Timing(_Out):

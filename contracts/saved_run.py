@@ -45,6 +45,8 @@ class SavedSpent(_Saved):
     turns: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
     wall_s: float = 0.0
     timing: Timing = Field(default_factory=Timing)
     """The time parts spent so far (`harness_s` is left to the result: the rest of `wall_s`)."""

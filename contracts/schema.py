@@ -1,8 +1,10 @@
-"""JSON Schema export (`coder schema plan|script|result`) for people and for other tools.
+"""JSON Schema export: `coder schema plan|script|result` for people and other tools, and the
+input schemas of the tools the model is sent (`wire_schema`, `plan_input_schema`).
 
-The plan schema is richer than the pydantic model it comes from: invariant items are a string
-(whose description lists the compilable forms) or one of the invariant objects, and rollback
-targets carry their pattern, so an editor can check a plan before `coder check-plan` does.
+Every schema comes from the pydantic model that validates the same data, so what a schema allows
+is what is accepted. The plan's is richer than its model: invariant items are a string (a
+compilable form) or one of the invariant objects (each validated by its own model, its `kind`
+required as the discriminated union requires it), and rollback targets carry their pattern.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from contracts.compiler import COMPILABLE_FORMS
 from contracts.invariants import PlanInvariant
@@ -26,7 +28,7 @@ class UnknownSchemaError(ValueError):
 
 def _plan() -> dict[str, Any]:
     schema = Plan.model_json_schema(by_alias=True)
-    objects = TypeAdapter(PlanInvariant).json_schema(by_alias=True)
+    objects = _invariant_objects()
     defs = schema.setdefault("$defs", {})
     defs.update(objects.pop("$defs", {}))
     text = {
@@ -47,6 +49,77 @@ def _plan() -> dict[str, Any]:
         **schema["properties"],
     }
     return schema
+
+
+def _invariant_objects() -> dict[str, Any]:
+    """The invariant objects a plan may spell out, `kind` required in each (pydantic's tagged
+    union cannot pick a model without it, and says so), without pydantic's `discriminator`,
+    which JSON Schema does not know."""
+    objects = TypeAdapter(PlanInvariant).json_schema(by_alias=True)
+    objects.pop("discriminator", None)
+    for definition in objects.get("$defs", {}).values():
+        if "kind" in definition.get("properties", {}):
+            definition["required"] = ["kind", *definition.get("required", [])]
+    return objects
+
+
+def plan_input_schema() -> dict[str, Any]:
+    """`submit_plan`'s input as the model is sent it: the plan schema, compact (no titles, no
+    forms list: the briefing gives the grammar), every `$ref` inlined."""
+    schema = _plan()
+    schema["properties"].pop("$schema")
+    return compact(schema, keep_descriptions=False)
+
+
+def wire_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A tool's input schema from the pydantic model that validates it, compact."""
+    return compact(model.model_json_schema(by_alias=True))
+
+
+def compact(schema: dict[str, Any], *, keep_descriptions: bool = True) -> dict[str, Any]:
+    """The same constraints in fewer bytes (the tools travel with every model call): `$ref`s
+    inlined, titles and null defaults dropped, a `const` alone, `anyOf [X, null]` as
+    `type: [X, "null"]`. The top-level description goes: it is the tool's own. Field
+    descriptions stay unless `keep_descriptions` is off."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any, top: bool = False) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return walk({**defs[node["$ref"].rsplit("/", 1)[1]], **_without(node, "$ref")})
+        out = {}
+        for key, value in node.items():
+            if key in ("title", "$defs", "discriminator") or (key == "default" and value is None):
+                continue
+            if key == "description" and (top or not keep_descriptions):
+                continue
+            out[key] = value if key in ("properties", "const", "default", "enum") else walk(value)
+        if "properties" in out:
+            out["properties"] = {k: walk(v) for k, v in out["properties"].items()}
+        if "const" in out:  # its type and default say nothing more
+            return {k: v for k, v in out.items() if k in ("const", "description")}
+        return _nullable(out)
+
+    return walk(schema, top=True)  # type: ignore[no-any-return]
+
+
+def _without(node: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in node.items() if k != key}
+
+
+def _nullable(node: dict[str, Any]) -> dict[str, Any]:
+    """`{"anyOf": [{"type": X, ...}, {"type": "null"}], ...}` as `{"type": [X, "null"], ...}`:
+    the same values allowed (X's other keywords apply to X's values only)."""
+    options = node.get("anyOf")
+    if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
+        return node
+    other = next(o for o in options if o != {"type": "null"})
+    if not isinstance(other.get("type"), str) or set(other) & set(node):
+        return node
+    return {**_without(node, "anyOf"), **other, "type": [other["type"], "null"]}
 
 
 def _script() -> dict[str, Any]:

@@ -37,6 +37,10 @@ class Problem:
     where: str
     """e.g. `steps[2] (migrate-auth-tokens).intendedModification.files[0]`, or `plan`."""
     message: str
+    shape: bool = False
+    """The data does not fit the plan's JSON Schema (a wrong type, an unknown or missing
+    field): what `coder schema plan` and submit_plan's input schema already rule out. The
+    other problems are rules a schema cannot state (ids, dependencies, paths, the forms)."""
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}"
@@ -62,6 +66,8 @@ class PlanCheck:
     plan: ValidPlan | None
     """None when there is any problem."""
     problems: list[Problem]
+    shows_forms: bool = False
+    """A problem lists the compilable forms (the reader has them from now on)."""
 
     @property
     def ok(self) -> bool:
@@ -73,36 +79,60 @@ class _Found:
     """Problems as they are found, sorted by step at the end so the report reads top down."""
 
     entries: list[tuple[int, int, Problem, bool]] = field(default_factory=list)
+    forms_known: bool = False
+    """The reader has the compilable forms already: a problem refers to them, never repeats."""
+    showed_forms: bool = False
 
-    def add(self, step: int, where: str, message: str, *, wants_forms: bool = False) -> None:
-        self.entries.append((step, len(self.entries), Problem(where, message), wants_forms))
+    def add(
+        self, step: int, where: str, message: str, *, wants_forms: bool = False, shape: bool = False
+    ) -> None:
+        problem = Problem(where, message, shape)
+        self.entries.append((step, len(self.entries), problem, wants_forms))
 
     def problems(self) -> list[Problem]:
         out: list[Problem] = []
-        forms_shown = False
+        forms_shown = self.forms_known
         for _, _, problem, wants_forms in sorted(self.entries, key=lambda e: e[:2]):
             if wants_forms:
                 tail = f"\n{forms_text()}" if not forms_shown else " (compilable forms: see above)"
-                problem = Problem(problem.where, problem.message + tail)
+                problem = Problem(problem.where, problem.message + tail, problem.shape)
+                self.showed_forms |= not forms_shown
                 forms_shown = True
             out.append(problem)
         return out
 
 
 def validate_plan(
-    data: object, *, allow_unverified: bool = False, known_verified: frozenset[str] = frozenset()
+    data: object,
+    *,
+    allow_unverified: bool = False,
+    known_verified: frozenset[str] = frozenset(),
+    schema_key: bool = True,
+    forms_known: bool = False,
 ) -> PlanCheck:
-    """Check a plan as it came off the wire; never raises."""
-    found = _Found()
+    """Check a plan as it came off the wire; never raises. `schema_key`: a plan file may name
+    its schema (`$schema`); a plan the model submits may not (its input schema has no such
+    key). `forms_known`: the reader was shown the compilable forms, so a string that does not
+    compile refers to them instead of listing them again."""
+    found = _Found(forms_known=forms_known)
     if not isinstance(data, dict):
-        found.add(-1, "plan", f"expected an object with 'goal' and 'steps', got {json_type(data)}")
-        return PlanCheck(None, found.problems())
-    schema_ref = data.get(SCHEMA_KEY, "")
-    if not isinstance(schema_ref, str):
         found.add(
-            -1, SCHEMA_KEY, f"is the plan schema's location, a string, not {json_type(schema_ref)}"
+            -1,
+            "plan",
+            f"expected an object with 'goal' and 'steps', got {json_type(data)}",
+            shape=True,
         )
-    data = {k: v for k, v in data.items() if k != SCHEMA_KEY}
+        return PlanCheck(None, found.problems())
+    if schema_key:
+        schema_ref = data.get(SCHEMA_KEY, "")
+        if not isinstance(schema_ref, str):
+            found.add(
+                -1,
+                SCHEMA_KEY,
+                f"is the plan schema's location, a string, not {json_type(schema_ref)}",
+                shape=True,
+            )
+        data = {k: v for k, v in data.items() if k != SCHEMA_KEY}
     goal, notes = _check_top(data, found)
     raw_steps = data.get("steps")
     if not isinstance(raw_steps, list):
@@ -119,7 +149,8 @@ def validate_plan(
         _check_rollback(i, step, wheres[i], files, graph, known_verified, found)
         compiled.append(_compile_step(i, step, wheres[i], allow_unverified, found))
     if found.entries:
-        return PlanCheck(None, found.problems())
+        problems = found.problems()
+        return PlanCheck(None, problems, shows_forms=found.showed_forms)
     steps = [contract for contract in contracts if contract is not None]
     plan = Plan(goal=goal, notes=notes, steps=steps)
     by_id = {s.step_id: CompiledStep(s, invs) for s, invs in zip(steps, compiled, strict=True)}
@@ -166,7 +197,7 @@ def _check_top(data: dict[str, Any], found: _Found) -> tuple[str, str | None]:
         for loc, message in readable_errors(exc, Plan):
             if loc[:1] == ("steps",) and len(loc) > 1:
                 continue  # a non-list `steps` yields per-element noise; its own error suffices
-            found.add(-1, loc_path(loc) or "plan", message)
+            found.add(-1, loc_path(loc) or "plan", message, shape=True)
         notes = data.get("notes")
         goal = data["goal"] if isinstance(data.get("goal"), str) else ""
         return goal, notes if isinstance(notes, str) else None
@@ -192,7 +223,7 @@ def _check_types(index: int, raw: object, where: str, found: _Found) -> StepCont
         return StepContract.model_validate(raw)
     except ValidationError as exc:
         for loc, message in readable_errors(exc, StepContract):
-            found.add(index, _at(where, loc), message)
+            found.add(index, _at(where, loc), message, shape=True)
         return None
 
 
@@ -341,5 +372,11 @@ def _compile_step(
                 continue
             base = f"{where}.intendedModification.invariants[{j}]"
             for loc, message in exc.reasons:
-                found.add(index, _at(base, loc), message, wants_forms=exc.unmatched_text)
+                found.add(
+                    index,
+                    _at(base, loc),
+                    message,
+                    wants_forms=exc.unmatched_text,
+                    shape=exc.shape,
+                )
     return compiled

@@ -33,7 +33,7 @@ SIGNATURE_KINDS = frozenset(
     {"signature_unchanged", "signature_compatible", "public_api_unchanged", "public_api_compatible"}
 )
 UNRUNNABLE = "the test command `"
-"""How a run that could not start begins its one-line reason (coder/loop/baseline.py)."""
+"""How a run that could not start begins its one-line reason (coder/verdict/baseline.py)."""
 
 
 def failure_class(evidence: RunEvidence | None, error: str | None = None) -> str:

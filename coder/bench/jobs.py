@@ -68,7 +68,7 @@ def result_fields(result: RunResult) -> Row:
         "rollbacks": result.rollbacks,
         "revisions": result.revisions,
         "turns": result.model_turns,
-        "tokens": {"input": result.tokens.input, "output": result.tokens.output},
+        "tokens": result.tokens.model_dump(),  # input, output; the cache figures if reported
         "harness_s": result.harness_s,
         "timing": result.timing.model_dump(),
     }

@@ -50,6 +50,7 @@ def summarize(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, A
             ),
             "mean_model_calls": _mean_of(model_calls(r) for r in mine),
             "mean_input_tokens": _mean_of(input_tokens(r) for r in mine),
+            "mean_billed_input": _mean_of(billed_in(r) for r in mine),
             "mean_harness_s": round(mean(r["harness_s"] for r in mine), 3),
             "mean_wall_s": round(mean(r["wall_s"] for r in mine), 3),
             "mean_timing": {
@@ -79,19 +80,28 @@ def input_tokens(row: dict[str, Any]) -> int | None:
     return row.get("input_tokens") if row.get("peer") else row["tokens"]["input"]
 
 
+def billed_in(row: dict[str, Any]) -> float | None:
+    """A run's input as billed: cache reads and writes at their price, where the provider
+    reported them (result.json `tokens.billed_input`); otherwise its raw input, since
+    nothing was read from a cache."""
+    billed = row.get("tokens", {}).get("billed_input")
+    return float(billed) if billed is not None else input_tokens(row)
+
+
 def _mean_of(values: Any) -> float | None:
     known = [v for v in values if v is not None]
     return round(mean(known), 1) if known else None
 
 
 def cost_per_resolved(rows: list[dict[str, Any]]) -> dict[str, float] | None:
-    """What a mode spent, over all its runs, per task it resolved: billed input (cache writes
-    1.25x, reads 0.1x), output tokens, model seconds. None when it resolved none."""
+    """What a mode spent, over all its runs, per task it resolved: billed input (cache reads
+    and writes at their price: coder/models/pricing.py), output tokens, model seconds. None
+    when it resolved none."""
     resolved = sum(r["resolved"] for r in rows)
     if not resolved:
         return None
     return {
-        "billed_input": round(sum(r["billed_input"] for r in rows) / resolved, 1),
+        "billed_input": round(sum(billed_in(r) or 0.0 for r in rows) / resolved, 1),
         "output_tokens": round(sum(r["tokens"]["output"] for r in rows) / resolved, 1),
         "model_s": round(sum(r["model_s"] for r in rows) / resolved, 3),
     }
@@ -124,14 +134,15 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
         "rollbacks",
         "revisions",
         "turns",
-        "tokens",
+        *RUN_TOKEN_COLUMNS,
         *RUN_TIME_COLUMNS,
         "failure class",
     ):
         table.add_column(
             column,
             justify="right"
-            if column in ("steps", "rollbacks", "revisions", "turns", "tokens", *RUN_TIME_COLUMNS)
+            if column
+            in ("steps", "rollbacks", "revisions", "turns", *RUN_TOKEN_COLUMNS, *RUN_TIME_COLUMNS)
             else "left",
             overflow="fold",
             min_width=min(longest, 24) if column == "fixture" else None,
@@ -149,7 +160,9 @@ def runs_table(rows: list[dict[str, Any]]) -> Table:
             str(r["rollbacks"]),
             str(r["revisions"]),
             str(r["turns"]),
-            f"{r['tokens']['input'] + r['tokens']['output']:,}",
+            f"{r['tokens']['input']:,}",
+            _tokens(billed_in(r)),
+            f"{r['tokens']['output']:,}",
             *_time_cells(r["wall_s"], r["timing"]),
             _class_cell(r),
         )
@@ -167,6 +180,8 @@ def summary_table(summary: dict[str, Any]) -> Table:
         "claimed",
         "shipped broken",
         "mean tokens",
+        "mean in",
+        "mean billed in",
         *(f"mean {c}" for c in MODE_TIME_COLUMNS),
     ):
         table.add_column(column, justify="left" if column == "mode" else "right", overflow="fold")
@@ -180,11 +195,16 @@ def summary_table(summary: dict[str, Any]) -> Table:
             str(s["claimed_success"]),
             str(s["shipped_broken"]),
             f"{s['mean_tokens']:,.0f}",
+            _tokens(s["mean_input_tokens"]),
+            _tokens(s["mean_billed_input"]),
             *_time_cells(s["mean_wall_s"], s["mean_timing"], every=True),
         )
     return table
 
 
+RUN_TOKEN_COLUMNS = ("tokens in", "billed in", "out")
+"""Raw input (every prompt token), input as billed (cache reads and writes at their price),
+output."""
 RUN_TIME_COLUMNS = ("wall s", "model s", "checks s", "harness s")
 """checks: the baseline, step verification and final check commands; harness: the harness's
 own work after setup. The per-mode table adds the model's `run` commands and setup."""
@@ -199,6 +219,10 @@ def _time_cells(wall: float, timing: dict[str, float], *, every: bool = False) -
 
 
 COST_COLUMNS = ("billed in / resolved", "out / resolved", "model s / resolved")
+
+
+def _tokens(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.0f}"
 
 
 def _cost_cells(cost: dict[str, float] | None) -> list[str]:

@@ -118,6 +118,8 @@ class Journal:
             turns=state.turns,
             input_tokens=state.input_tokens,
             output_tokens=state.output_tokens,
+            cache_read_tokens=state.cache_read_tokens,
+            cache_write_tokens=state.cache_write_tokens,
             wall_s=round(state.elapsed(), 3),
             timing=Timing(**{k: round(v, 3) for k, v in asdict(state.spent).items()}),
             plan_versions=state.plan_versions,

@@ -9,6 +9,8 @@ from coder.checks.base import Check, VerifyEnv
 from coder.checks.proofs import removal_reason
 from coder.checks.verify import verify_step
 from coder.loop import prompts
+from coder.loop.failure_account import failure_account
+from coder.loop.known_red import known_red
 from coder.loop.planning import first_plan, revise_phase
 from coder.loop.reflect import run_reflect
 from coder.loop.repo_words import repo_words
@@ -28,9 +30,7 @@ from sandbox.gitcli import git, git_ok
 from sandbox.policy import PathPolicy
 from sandbox.workspace import attempts_dir
 from summarizers.diffs import summarize_diff
-from summarizers.tokens import estimate_tokens
 
-FAILURE_BUDGET = 1500
 ATTEMPT_DIFF_BUDGET = 800
 SUMMARY_CHARS = 600
 
@@ -44,7 +44,7 @@ def run_contract(rt: Runtime) -> None:
         step = plan.steps[step_id]
         checkpoint = rt.checkpoints.take(step_id)
         rt.trace.emit("checkpoint", step=step_id, sha=checkpoint.sha)
-        summary = _execute(rt, step, rt.state.failures.get(step_id, ""), checkpoint.sha)
+        summary = _execute(rt, step, _last_failure(rt, step), checkpoint.sha)
         too_big = rt.checkpoints.oversized_change()
         checks = (
             [Check("change_size", "failed", too_big)]
@@ -71,9 +71,9 @@ def run_contract(rt: Runtime) -> None:
         attempt = _attempt_account(summary, rt.checkpoints.patch_since(checkpoint.sha))
         rt.toolbox.attempt = _keep_attempt(rt, checkpoint.sha, step_id)
         _rollback(rt, step, checkpoint.sha)
-        rt.state.failures[step_id] = rt.session.redact(
-            f"{_failure_account(step_id, checks)}\n\n{attempt}"
-        )
+        account = failure_account(step_id, checks, attempt, rt.session.redact)
+        rt.state.failures[step_id] = account.text()
+        rt.state.failure_accounts[step_id] = account
         failed = [c for c in checks if c.status == "failed"]
         if failed and all(c.environmental for c in failed):
             rt.state.environmental.add(step_id)
@@ -81,6 +81,13 @@ def run_contract(rt: Runtime) -> None:
             rt.state.environmental.discard(step_id)
         rt.state.awaiting_revision = step_id
         plan = _revise(rt, step_id)
+
+
+def _last_failure(rt: Runtime, step: CompiledStep) -> str:
+    """What the step's attempt is told of its last failure: the checks its plan still has."""
+    step_id = step.contract.step_id
+    account = rt.state.failure_accounts.get(step_id)
+    return account.for_step(step) if account else rt.state.failures.get(step_id, "")
 
 
 def _revise(rt: Runtime, step_id: str) -> ValidPlan:
@@ -197,6 +204,7 @@ def _execute(rt: Runtime, step: CompiledStep, failure: str, checkpoint_sha: str 
     ]
     test_cmd = rt.test_cmd
     words = repo_words(rt.root, step.contract.intended_modification.files)
+    red = known_red(rt.baseline)
     briefing = prompts.step_briefing(
         rt.task,
         step,
@@ -207,6 +215,7 @@ def _execute(rt: Runtime, step: CompiledStep, failure: str, checkpoint_sha: str 
         rt.state.plan,
         words,
         (lambda paths: command_for_paths(test_cmd, paths, rt.root).command) if test_cmd else None,
+        base=red.briefing() if red else "",
     )
     files = step.contract.intended_modification.files
     on_final = (
@@ -358,34 +367,3 @@ def _run_facts(check: Check) -> dict[str, object]:
     if check.verdict is None:
         return {"timed_out": check.timed_out}
     return {"timed_out": check.timed_out, "regressed": list(check.verdict.regressed)}
-
-
-def _failure_account(step_id: str, checks: list[Check]) -> str:
-    """What the planner is told: the failed checks' evidence first, within a token budget.
-
-    One failure, one line: two checks that ran the same tests report the same failing ids,
-    and a repeated line says nothing the first one did not.
-    """
-    lines = [f"Step {step_id} failed verification and was rolled back."]
-    said: set[str] = set()
-    for check in sorted(checks, key=lambda c: c.status != "failed"):
-        lines.append(f"[{check.status}] {check.kind}: {_unsaid(check.evidence, said)}")
-    text = "\n".join(lines)
-    while estimate_tokens(text) > FAILURE_BUDGET and len(lines) > 2:
-        lines.pop()
-        text = "\n".join(lines) + "\n(further checks omitted)"
-    return text[: FAILURE_BUDGET * 4]
-
-
-def _unsaid(evidence: str, said: set[str]) -> str:
-    """`evidence` without the failure lines an earlier check's evidence already gave."""
-    kept, repeated = [], 0
-    for line in evidence.splitlines():
-        if line.startswith(("FAILED ", "ERROR ")) and line in said:
-            repeated += 1
-            continue
-        said.add(line)
-        kept.append(line)
-    if repeated:
-        kept.append(f"({repeated} failure line(s) as listed above)")
-    return "\n".join(kept)

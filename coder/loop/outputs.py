@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coder.models.pricing import billed_input
 from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Timing, Tokens
 from sandbox.gitcli import git, git_to_file
 from sandbox.secrets import SecretScan
@@ -16,7 +17,7 @@ final.patch (a step's change is bounded, a run's many steps are not)."""
 
 if TYPE_CHECKING:
     from coder.loop.runtime import Runtime
-    from coder.loop.state import Spent
+    from coder.loop.state import RunState, Spent
 
 
 def write_outputs(
@@ -59,7 +60,7 @@ def write_outputs(
         rollbacks=state.rollbacks,
         revisions=state.revisions,
         model_turns=state.turns,
-        tokens=Tokens(input=state.input_tokens, output=state.output_tokens),
+        tokens=run_tokens(state, model_spec),
         wall_s=round(wall, 3),
         harness_s=timing.harness_s,
         timing=timing,
@@ -74,6 +75,19 @@ def write_outputs(
     )
     save_result(rt.run_dir, result)
     return result
+
+
+def run_tokens(state: RunState, model_spec: str) -> Tokens:
+    """The run's tokens; with the cache figures and billed input when the provider
+    reported any cache reads or writes."""
+    tokens = Tokens(input=state.input_tokens, output=state.output_tokens)
+    read, write = state.cache_read_tokens, state.cache_write_tokens
+    if read or write:
+        billed = billed_input(model_spec, state.input_tokens, read, write)
+        tokens = tokens.model_copy(
+            update={"cache_read": read, "cache_write": write, "billed_input": round(billed, 1)}
+        )
+    return tokens
 
 
 def inline_patch(final_patch: Path, cap: int = PATCH_INLINE_BYTES) -> str:

@@ -44,7 +44,7 @@ def plan_phase(rt: Runtime) -> ValidPlan:
         repo_words(rt.root),
         paths_run=paths_briefing(rt.test_cmd, rt.root),
     )
-    return _submit(rt, "plan", briefing)
+    return _submit(rt, "plan", briefing, forms_known=True)
 
 
 def revise_phase(rt: Runtime, failure: str, *, environmental: bool = False) -> ValidPlan:
@@ -60,7 +60,7 @@ def revise_phase(rt: Runtime, failure: str, *, environmental: bool = False) -> V
         environmental=environmental,
     )
     previous = rt.state.plan
-    plan = _submit(rt, "revise", briefing)
+    plan = _submit(rt, "revise", briefing, forms_known=False)
     rt.state.revisions += 1
     kept = [s for s in rt.state.verified if _unchanged(previous, plan, s)]
     dropped = [s for s in rt.state.verified if s not in kept]
@@ -77,13 +77,21 @@ def revise_phase(rt: Runtime, failure: str, *, environmental: bool = False) -> V
     return plan
 
 
-def _submit(rt: Runtime, name: str, briefing: str) -> ValidPlan:
+def _submit(rt: Runtime, name: str, briefing: str, *, forms_known: bool) -> ValidPlan:
+    """`forms_known`: the briefing lists the invariant forms; otherwise the first rejection
+    that needs them lists them, and later ones refer back to it."""
     accepted: list[ValidPlan] = []
+    shown = [forms_known]
 
     def judge(tool: str, args: dict[str, Any]) -> str | None:
         check = validate_plan(
-            args, allow_unverified=rt.allow_unverified, known_verified=frozenset(rt.state.verified)
+            args,
+            allow_unverified=rt.allow_unverified,
+            known_verified=frozenset(rt.state.verified),
+            schema_key=False,
+            forms_known=shown[0],
         )
+        shown[0] |= check.shows_forms
         if check.plan is None:
             problems = [str(p) for p in check.problems]
             rt.trace.emit("plan_rejected", phase=name, problems=problems)

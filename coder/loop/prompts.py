@@ -25,28 +25,25 @@ Rules:
 """
 
 PLAN_FORMAT = """\
-A plan is {"goal": str, "notes": str, "steps": [step, ...]}; `notes` is what you found that the
-executors need (root cause, the files and lines involved, decisions taken): each step runs in a
-fresh conversation that sees only the goal, the notes and its own step. A step is
-{"stepId": "kebab-slug", "title": str, "dependencies": [stepIds],
- "intendedModification": {"files": [paths or globs the step may create/edit/delete],
-                          "invariants": [checks that must hold after the step]},
- "rollbackPlan": {"gitCheckout": "HEAD~1"}}
-Invariants are objects such as {"kind": "tests_pass", "paths": ["tests/test_x.py"]},
-{"kind": "command_succeeds", "command": "..."}, {"kind": "signature_compatible", "symbol": "f",
-"file": "src/m.py"} (strict: "signature_unchanged"), {"kind": "public_api_compatible", "file":
-"src/m.py"} (strict: "public_api_unchanged"), {"kind": "text_absent", "pattern": "print\\\\(",
-"paths": ["src/**"]}, {"kind": "max_changed_lines", "n": 40}, {"kind": "tests_fail_before",
-"paths": ["tests/test_x.py"]} (of the tests the step adds or changes there, at least one must fail
-on the code before the step, and all must pass after it; name a test id to require that one), {"kind": "tests_removed", "paths": ["tests/test_x.py::test_y"]}
-(tests removed or skipped on purpose; any other test that disappears, or is skipped, fails).
-A step must change at least one file.
-Signatures and public APIs are checked compatible or strict. Compatible: every call the old
-version accepted still works (a new parameter with a default passes; a removed, renamed,
-reordered or newly required one fails). Strict: the signature stays identical. "Breaking",
-"backward compatible" and "don't break" mean compatible; "unchanged", "must not change" and
-"keeps its signature" mean strict. Any signature or API form takes "in FILE".
-Or strings of these forms:
+A plan is submit_plan's input (its schema gives every field): a goal, `notes` and steps. `notes`
+is what you found that the executors need (root cause, the files and lines involved, decisions
+taken): each step runs in a fresh conversation that sees only the goal, the notes and its own
+step. A step names the files it may create, edit or delete (paths or globs; it must change at
+least one), the invariants that must hold after it, and "rollbackPlan": {"gitCheckout": "HEAD~1"}.
+Invariants are objects with a `kind` (e.g. {"kind": "tests_pass", "paths": ["tests/test_x.py"]},
+{"kind": "text_absent", "pattern": "print\\\\(", "paths": ["src/**"]}: a regular expression))
+or strings of the forms below. tests_fail_before {paths}: of the tests the step adds or changes
+there, at least one must fail on the code before the step, and all must pass after it; name a
+test id to require that one. tests_removed {paths}: tests removed or skipped on purpose; any
+other test that disappears, or is skipped, fails.
+Signatures and public APIs are checked compatible ("signature_compatible",
+"public_api_compatible") or strict ("signature_unchanged", "public_api_unchanged").
+Compatible: every call the old version accepted still works (a new parameter with a default
+passes; a removed, renamed, reordered or newly required one fails). Strict: the signature
+stays identical. "Breaking", "backward compatible" and "don't break" mean compatible;
+"unchanged", "must not change" and "keeps its signature" mean strict. Any signature or API
+form takes "in FILE".
+Strings of these forms compile:
 """
 
 
@@ -98,16 +95,28 @@ ENVIRONMENTAL_FAILURE = (
 NOTES_CHARS = 4000
 
 
-def plan_context(plan: ValidPlan | None) -> str:
+def plan_context(plan: ValidPlan | None, *, whole: bool = False) -> str:
     """The plan's goal and the planner's notes, as every step and revision is told them: a
-    fresh conversation would otherwise rediscover the design from a one-line title."""
+    fresh conversation would otherwise rediscover the design from a one-line title. A step
+    is told at most NOTES_CHARS of the notes; a revision (`whole`), which writes the next
+    version of them, all."""
     if plan is None:
         return ""
     lines = [f"Plan goal: {plan.plan.goal}"] if plan.plan.goal.strip() else []
     notes = (plan.plan.notes or "").strip()
     if notes:
-        lines.append(f"Planner's notes:\n{clip_chars(notes, NOTES_CHARS)}")
+        lines.append(f"Planner's notes:\n{notes if whole else clip_chars(notes, NOTES_CHARS)}")
     return "\n".join(lines) + "\n\n" if lines else ""
+
+
+REVISION_FORMAT = (
+    "The plan is submit_plan's input, as its schema says: the goal, the notes and every step "
+    "(verified ones included). Invariants: the forms the current plan uses, or any other that "
+    "compiles; a string that does not is answered with every form that does."
+)
+"""A revision's whole word on the plan format: the invariant grammar is the plan phase's, and
+comes back in a revision only with an invariant that does not compile (contracts.validation),
+so a revise request does not carry ~3 KB it rarely needs on every turn."""
 
 
 def revision_briefing(
@@ -120,17 +129,20 @@ def revision_briefing(
     *,
     environmental: bool = False,
 ) -> str:
+    """The plan's goal and notes once (as text, whole), then its steps; the invariant
+    grammar only by reference (REVISION_FORMAT)."""
     cause = f"{ENVIRONMENTAL_FAILURE}; " if environmental else "Fix the cause; "
     return (
-        f"{_with_context(task, context)}\n\n{plan_context(plan)}"
+        f"{_with_context(task, context)}\n\n{plan_context(plan, whole=True)}"
         "Phase: REVISE. A step failed verification and was rolled back.\n\n"
-        f"Failure:\n{failure}\n\nCurrent plan:\n{plan_json(plan)}\n\n"
+        f"Failure:\n{failure}\n\n"
+        f"The current plan's steps (its goal and notes are above):\n{steps_json(plan)}\n\n"
         f"Verified steps (kept unless you change their files): {', '.join(verified) or 'none'}\n"
         f"Budget left: {left}\n\n"
         f"Submit the complete next version of the plan with submit_plan. {cause}keep "
         "verified steps as they are, and the correct part of the failed attempt. You may read "
         "files and run commands first (what they change is reset).\n\n"
-        f"{PLAN_FORMAT}" + "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
+        f"{REVISION_FORMAT}"
     )
 
 
@@ -164,22 +176,26 @@ def step_briefing(
     plan: ValidPlan | None = None,
     repo_words: str = "",
     paths_command: Callable[[list[str]], str] | None = None,
+    *,
+    base: str = "",
 ) -> str:
     """`plan`: whose goal and notes the step is told; `repo_words`: the repository's own
     instructions for agents (AGENTS.md), shown as quoted material; `paths_command`: the exact
-    command a `tests_pass` with paths runs, shown beside it."""
+    command a `tests_pass` with paths runs, shown beside it; `base`: what was red before any
+    change (coder.loop.known_red), which the step's fresh conversation would rediscover."""
     contract = step.contract
     checks = (
         "\n".join(f"  - {describe(inv)}{_runs(inv, paths_command)}" for inv in step.invariants)
         or "  - (none besides scope)"
     )
     last = f"\nLast failure of this step:\n{failure}\n" if failure else ""
+    red = f"{base}\n" if base else ""
     return (
         f"Task: {task}\n\n{plan_context(plan)}{repo_words}Phase: EXECUTE step `{contract.step_id}`"
         f"{': ' + contract.title if contract.title else ''}.\n"
         f"Files you may create, edit or delete: {', '.join(contract.intended_modification.files)}\n"
         f"After finish_step the harness checks:\n  - only those files changed\n{checks}\n"
-        f"Test command: {test_cmd or '(none detected)'}\n"
+        f"Test command: {test_cmd or '(none detected)'}\n{red}"
         f"{_done_lines(done)}\nBudget left: {left}\n{last}\n"
         "Make the change, run the relevant tests with `run` if useful, then call finish_step."
     )
@@ -249,5 +265,6 @@ def describe(invariant: object) -> str:
     return f"{kind} {json.dumps(data, ensure_ascii=False)}" if data else kind
 
 
-def plan_json(plan: ValidPlan) -> str:
-    return json.dumps(plan.plan.wire(), indent=1, ensure_ascii=False)
+def steps_json(plan: ValidPlan) -> str:
+    """The plan's steps as they travel (its goal and notes are told as text beside them)."""
+    return json.dumps(plan.plan.wire()["steps"], indent=1, ensure_ascii=False)

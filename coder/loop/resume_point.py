@@ -43,6 +43,8 @@ class ResumePoint:
         state.turns = spent.turns
         state.spent = Spent(**spent.timing.model_dump(exclude={"harness_s"}))
         state.input_tokens, state.output_tokens = spent.input_tokens, spent.output_tokens
+        state.cache_read_tokens = spent.cache_read_tokens
+        state.cache_write_tokens = spent.cache_write_tokens
         state.plan_versions, state.revisions = spent.plan_versions, spent.revisions
         state.rollbacks = spent.rollbacks
         state.plan, state.plan_version = self.plan, saved.plan_version or 0

@@ -27,6 +27,7 @@ from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.context import BatchMasking, ContextPolicy
 from coder.loop.given_plan import load_given_plan
 from coder.loop.journal import Journal
+from coder.loop.known_red import known_red
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
@@ -441,6 +442,8 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
                 allow_no_tests=rt.allow_no_tests,
             )
         rt.trace.emit("baseline", **rt.baseline.event(), **_fit_command_limit(rt, rt.baseline))
+    red = known_red(rt.baseline)
+    rt.toolbox.known_red = red.known if red else None
     cache = RepoMapCache(directory=cache_dir(workspace.repo, "repomap"))
     rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
     own = rt.state.elapsed() - earlier_wall  # this run's time so far, a resumed one's included

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
+from coder.loop.failure_account import FailureAccount
 from contracts.result import InvariantOutcome, PlanSource, StepOutcome
 from contracts.validation import ValidPlan
 
@@ -96,6 +97,10 @@ class RunState:
     """Model calls that came back with a reply: 0 means the model was never reached."""
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int = 0
+    """Of input_tokens, what the provider read from its prompt cache."""
+    cache_write_tokens: int = 0
+    """Of input_tokens, what the provider wrote to its prompt cache."""
     spent: Spent = field(default_factory=Spent)
     plan: ValidPlan | None = None
     plan_version: int = 0
@@ -117,6 +122,9 @@ class RunState:
     """Who wrote each plan version: "model" or "user" (--plan FILE, an edit under --approve)."""
     failures: dict[str, str] = field(default_factory=dict)
     """The last failure account of each step that failed verification."""
+    failure_accounts: dict[str, FailureAccount] = field(default_factory=dict)
+    """The same accounts check by check, so a retried step is told only the checks its
+    revised plan still has (not kept in state.json: a resumed run tells the whole text)."""
     environmental: set[str] = field(default_factory=set)
     """Steps whose last failure was the sandbox's doing (a read-only path, the network), not
     the change's: the revision must not tell the model to change correct code."""

@@ -27,9 +27,9 @@ from coder.models.base import (
     ToolCallPart,
     ToolResultPart,
 )
-from coder.tools.specs import TOOL_ARGS, tool_specs, usage_line
+from coder.tools.specs import TOOL_ARGS, args_problem, tool_specs, usage_line
 from coder.tools.toolbox import Observation, ToolBox
-from contracts.decisions import Act, Ask, Call, Final, ParseError, Stop
+from contracts.decisions import Act, Ask, Call, Decision, Final, ParseError, Stop
 
 FILE_CHANGING = frozenset({"edit_file", "write_file", "delete_file"})
 """After one of these succeeds, earlier failures may no longer repeat: the refusal resets."""
@@ -96,6 +96,10 @@ class Session:
             conversation.add(turn)
             calls = decision.calls if isinstance(decision, Act) else decision.before
             progress = any([self._act(call, turn, phase) for call in calls])
+            if self._refused_control(decision, reply, turn):
+                self._idle(progress)
+                self._skip_rest(turn, reply, None)
+                continue
             match decision:
                 case Act():
                     self._idle(progress)
@@ -115,6 +119,19 @@ class Session:
                     self._answer(turn, call_id, tool, Observation.error(rejection))
                     self._idle(progress)
             self._skip_rest(turn, reply, None)
+
+    def _refused_control(self, decision: Decision, reply: ModelReply, turn: Turn) -> bool:
+        """A phase end, question or stop whose input its tool's schema does not allow is
+        answered as any other bad call is, and does nothing: the schema the model was sent is
+        what is accepted."""
+        if isinstance(decision, Act | ParseError):
+            return False
+        call = next((c for c in reply.tool_calls if c.id == decision.call_id), None)
+        if call is None or (problem := args_problem(call.name, call.input)) is None:
+            return False
+        self.trace.emit("action", tool=call.name, args=_clip(call.input), call_id=call.id)
+        self._answer(turn, call.id, call.name, Observation.error(problem))
+        return True
 
     def _reject_reply(
         self, conversation: Conversation, reply: ModelReply, error: ParseError, in_a_row: int
@@ -154,6 +171,8 @@ class Session:
         state.spent.model_s += reply.latency_s or (time.monotonic() - started)
         state.input_tokens += reply.usage.input_tokens
         state.output_tokens += reply.usage.output_tokens
+        state.cache_read_tokens += reply.usage.cache_read_tokens
+        state.cache_write_tokens += reply.usage.cache_write_tokens
         self.trace.emit(
             "model_call",
             phase=phase.name,

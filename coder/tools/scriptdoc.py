@@ -75,8 +75,11 @@ def scripted_model_doc() -> str:
         spec = _spec(name)
         parts.append(f"### `{name}`\n\n{spec.description}\n")
         parts.append(_fields_table(spec.input_schema, _input_type))
-        if spec.input_schema.get("additionalProperties") is not False:
-            parts.append("Other keys are kept (a plan's own keys, such as `notes`).\n")
+        if name == "submit_plan":
+            parts.append(
+                "Each step is a step contract, with the fields and invariant objects "
+                "`coder schema plan` prints; no other key is accepted.\n"
+            )
     parts.append("## The file's JSON Schema (`coder schema script`)\n")
     parts.append("```json\n" + json.dumps(schema, indent=2) + "\n```\n")
     return "\n".join(parts)
@@ -114,9 +117,11 @@ def _input_type(prop: dict[str, Any]) -> str:
         return " or ".join(f'`"{v}"`' for v in prop["enum"])
     if "const" in prop:
         return f'`"{prop["const"]}"`'
-    kind = str(prop.get("type", "any"))
-    if kind == "array":
-        kind = f"list of {_input_type(prop.get('items', {}))}"
+    kinds = prop.get("type", "any")
+    kinds = [k for k in kinds if k != "null"] if isinstance(kinds, list) else [kinds]
+    kind = " or ".join(
+        f"list of {_input_type(prop.get('items', {}))}" if k == "array" else str(k) for k in kinds
+    )
     limits = [
         f"{word} {prop[key]}"
         for key, word in (("minimum", "≥"), ("minLength", "length ≥"), ("minItems", "items ≥"))

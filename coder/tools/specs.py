@@ -1,29 +1,36 @@
 """The tool vocabulary the model sees: one pydantic model per tool, grouped by phase.
 
 The JSON schemas sent to the model are generated from these models, and the same models
-validate the arguments that come back, so the two can never drift apart.
+validate the arguments that come back, so the two can never drift apart: `submit_plan`'s is
+the plan's own model (contracts.plan, with the invariant objects), the one `validate_plan`
+checks a plan's shape with. The models are strict, as JSON Schema is.
 """
 
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from coder.models.base import ToolSpec
+from contracts.plan import Plan, integral
+from contracts.schema import plan_input_schema, wire_schema
 
 
 class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+LineNumber = Annotated[int, Field(ge=1), BeforeValidator(integral)]
 
 
 class ReadFile(_Args):
     """Read a file of the repository, with line numbers. Ranges are 1-based and inclusive."""
 
     path: str
-    start_line: int | None = Field(default=None, ge=1)
-    end_line: int | None = Field(default=None, ge=1)
+    start_line: LineNumber | None = None
+    end_line: LineNumber | None = None
 
 
 class ListFiles(_Args):
@@ -102,17 +109,6 @@ class CritiqueDone(_Args):
     problem: str | None = None
 
 
-class SubmitPlan(_Args):
-    """Submit the plan: a goal, notes for the executors and a list of step contracts (see the
-    plan format)."""
-
-    model_config = ConfigDict(extra="allow")
-    goal: str
-    notes: str | None = None
-    """What you found that the executors need (root cause, the lines involved, decisions)."""
-    steps: list[dict[str, Any]]
-
-
 class AskUser(_Args):
     """Ask the person a question; only when the task cannot go on without an answer."""
 
@@ -125,7 +121,12 @@ class StopRun(_Args):
     reason: str
 
 
-TOOL_ARGS: dict[str, type[_Args]] = {
+SUBMIT_PLAN = (
+    "Submit the plan: a goal, notes for the executors and a list of step contracts (see the "
+    "plan format)."
+)
+
+TOOL_ARGS: dict[str, type[BaseModel]] = {
     "read_file": ReadFile,
     "list_files": ListFiles,
     "search": Search,
@@ -137,7 +138,7 @@ TOOL_ARGS: dict[str, type[_Args]] = {
     "restore_attempt": RestoreAttempt,
     "final_answer": FinalAnswer,
     "critique_done": CritiqueDone,
-    "submit_plan": SubmitPlan,
+    "submit_plan": Plan,
     "ask_user": AskUser,
     "stop": StopRun,
 }
@@ -167,19 +168,11 @@ def tool_specs(names: tuple[str, ...]) -> list[ToolSpec]:
 @cache
 def _spec(name: str) -> ToolSpec:
     """Built once per tool: the schema is sent with every model call and never changes."""
-    model = TOOL_ARGS[name]
-    schema = model.model_json_schema()
-    schema.pop("title", None)
-    schema.pop("description", None)  # the docstring, already the tool's description
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
     if name == "submit_plan":
-        schema["properties"]["steps"]["description"] = (
-            "Step contracts: {stepId, title?, dependencies[], intendedModification: {files[], "
-            "invariants[]}, rollbackPlan: {gitCheckout: 'HEAD~1', discardPaths?}}"
-        )
+        return ToolSpec(name=name, description=SUBMIT_PLAN, input_schema=plan_input_schema())
+    model = TOOL_ARGS[name]
     description = " ".join((model.__doc__ or "").split())
-    return ToolSpec(name=name, description=description, input_schema=schema)
+    return ToolSpec(name=name, description=description, input_schema=wire_schema(model))
 
 
 def usage_line(name: str) -> str:
@@ -188,5 +181,24 @@ def usage_line(name: str) -> str:
     fields = []
     for field_name, info in model.model_fields.items():
         optional = "" if info.is_required() else "?"
-        fields.append(f'"{field_name}{optional}": …')
+        fields.append(f'"{info.alias or field_name}{optional}": …')
     return f"{name} {{{', '.join(fields)}}}"
+
+
+def args_problem(name: str, args: dict[str, Any]) -> str | None:
+    """What is wrong with a call's input by its tool's model, or None. `submit_plan` is judged
+    whole by `validate_plan` (its shape by the same models), so it is not checked here."""
+    if name not in TOOL_ARGS or name == "submit_plan":
+        return None
+    try:
+        TOOL_ARGS[name].model_validate(args)
+    except ValidationError as exc:
+        return bad_arguments(name, exc)
+    return None
+
+
+def bad_arguments(tool: str, exc: ValidationError) -> str:
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in exc.errors()
+    )
+    return f"bad arguments for {tool}: {problems}. Use: {usage_line(tool)}"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import shlex
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -19,18 +19,18 @@ from typing import Any, Literal
 import regex
 from pydantic import ValidationError
 
+from coder.tools.command_view import GIT_READ_ONLY, GIT_WRITES, command_gist, render_command
 from coder.tools.editing import apply_edit
-from coder.tools.regions import changed_span, numbered, region
-from coder.tools.specs import TOOL_ARGS, usage_line
+from coder.tools.regions import changed_span, numbered, region, restored_view
+from coder.tools.specs import TOOL_ARGS, bad_arguments
 from coder.tools.textfile import NEW_FILE, NotText, decode_file, printable, with_newlines
 from sandbox.attempts import Attempt, restore_files
 from sandbox.changes import worktree_files
 from sandbox.confine import CommandResult, Sandbox
 from sandbox.globs import GlobError, expand_braces, glob_match
+from sandbox.nofollow import read_beneath
 from sandbox.pipestatus import with_pipeline_status
 from sandbox.policy import PathPolicy
-from summarizers.logs import compact_log, strip_terminal, summary_line
-from summarizers.tokens import estimate_tokens
 
 ObservationStatus = Literal["ok", "error", "denied"]
 
@@ -86,6 +86,10 @@ class ToolBox:
         self.cmd_timeout_s = cmd_timeout_s
         self.attempt: Attempt | None = None
         """The rolled-back attempt `restore_attempt` brings back (set by the loop per step)."""
+        self.known_red: Callable[[CommandResult], str | None] | None = None
+        """One line when every failure of a `run` was already there before any change (set
+        by the loop from the baseline: coder.loop.known_red); the line stands for their
+        tracebacks."""
 
     def execute(self, tool: str, args: dict[str, Any]) -> Observation:
         handler = getattr(self, f"_{tool}", None)
@@ -305,6 +309,7 @@ class ToolBox:
             return Observation.denied(
                 f"none of {', '.join(wanted)} is among this step's files; nothing restored"
             )
+        before = {p: self._text_of(p) for p in allowed}
         restore_files(self.root, attempt, allowed)
         said = [f"{p} ({_CHANGE_WORDS[attempt.changes[p]]})" for p in allowed]
         text = f"restored from the attempt of {attempt.step_id}: {', '.join(said)}"
@@ -312,15 +317,27 @@ class ToolBox:
             text += f"\nnot restored, outside this step's files: {', '.join(outside)}"
         if dropped:
             text += f"\nnot restored, not kept from the attempt: {dropped}"
-        text += "\nRead the files before editing them further."
+        for path in allowed:
+            if attempt.changes[path] != "D":
+                text += f"\n{restored_view(path, before[path], self._text_of(path))}"
         return Observation.ok(text)
+
+    def _text_of(self, rel: str) -> str | None:
+        """A file's text as read_file shows it (line ends as LF), read without following a
+        link; None when it is absent, not a file, or not text."""
+        data = read_beneath(self.root, rel, READ_MAX_BYTES)
+        if data is None or len(data) > READ_MAX_BYTES:
+            return None
+        file = decode_file(data)
+        return None if isinstance(file, NotText) else file.view
 
     def _run(self, a: Any) -> Observation:
         result = self.sandbox.run(
             with_pipeline_status(a.command), cwd=self.root, timeout_s=self.cmd_timeout_s
         )
         result = replace(result, command=a.command)
-        text, raw = render_command(result, budget=RUN_BUDGET_TOKENS)
+        known = self.known_red(result) if self.known_red is not None else None
+        text, raw = render_command(result, budget=RUN_BUDGET_TOKENS, known=known)
         if GIT_WRITES.search(a.command):
             text += f"\n{GIT_READ_ONLY}"
         status: ObservationStatus = (
@@ -337,39 +354,6 @@ class ToolBox:
         return (
             f"Files with that name: {', '.join(close)}" if close else "Use list_files to see paths."
         )
-
-
-GIT_WRITES = re.compile(
-    r"\bgit\s+(?:-[-\w]+(?:[ =]\S+)?\s+)*"
-    r"(?:stash|commit|checkout|switch|reset|restore\s+--staged|add|rm|mv|merge|rebase|cherry-pick|am|tag)\b"
-)
-GIT_READ_ONLY = (
-    "note: the repository's .git is read-only in the sandbox, so git stash, commit, checkout, "
-    "reset and add cannot write (git stash fails without a word); the harness commits verified "
-    "work. The code before your change: `git show HEAD:FILE`, or `git diff`."
-)
-"""Said after a command that asks git to write: a stash that silently did nothing once let a
-live player believe its test had run on the old code."""
-
-
-def render_command(result: Any, *, budget: int) -> tuple[str, int]:
-    """What the model sees of a command: its status line, then the output as a terminal would
-    show it (colour codes and redraws gone), compacted only when it does not fit `budget`."""
-    output = strip_terminal(result.output)
-    if result.timed_out:
-        head = f"$ {result.command}\ntimed out after {result.duration_s:.1f}s and was killed"
-    else:
-        head = f"$ {result.command}\nexit code {result.exit_code} ({result.duration_s:.1f}s)"
-    if result.dropped_bytes:
-        head += f"; {result.dropped_bytes} bytes of output dropped from the middle"
-    bound = getattr(result, "bound_message", "")
-    if bound:
-        head += f"\nthe command hit a sandbox bound: {bound}"
-    if estimate_tokens(output) > budget:
-        body = compact_log(output, budget=budget, exit_code=result.exit_code).text
-    else:
-        body = output.rstrip()
-    return (f"{head}\n{body}" if body else head), len(result.output)
 
 
 def _hit_text(line: str) -> str:
@@ -389,18 +373,6 @@ def _glob_problem(glob: str) -> str | None:
     return None
 
 
-def command_gist(result: CommandResult) -> str:
-    """A command's outcome in one line: the command, how it ended, its summary line."""
-    command = " ".join(result.command.split())
-    command = command if len(command) <= 100 else command[:99] + "…"
-    if result.timed_out:
-        ended = f"timed out after {result.duration_s:.0f}s"
-    else:
-        ended = f"exit code {result.exit_code}"
-    summary = summary_line(result.output)
-    return f"$ {command} → {ended}" + (f": {summary}" if summary else "")
-
-
 def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
@@ -411,13 +383,6 @@ def masked(gist: str) -> str:
 
 def _digest(*parts: str) -> str:
     return hashlib.sha1("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
-
-
-def bad_arguments(tool: str, exc: ValidationError) -> str:
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in exc.errors()
-    )
-    return f"bad arguments for {tool}: {problems}. Use: {usage_line(tool)}"
 
 
 def _capped_lines(lines: list[str], start: int, end: int, path: str) -> tuple[list[str], int]:
