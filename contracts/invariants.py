@@ -108,7 +108,7 @@ class PublicApiCompatible(_Invariant):
 
 
 class _TextInvariant(_Invariant):
-    pattern: str = Field(min_length=1)
+    pattern: str = Field(min_length=1, json_schema_extra={"format": "regex"})
     """A Python regular expression, searched line by line (rejected at validation if invalid)."""
     paths: list[str] | None = None
     """Files, directories or globs to search; the step's files when unset."""

@@ -88,16 +88,17 @@ class RestoreAttempt(_Args):
 
 
 class FinishStep(_Args):
-    """Declare the current step done; the harness then verifies its invariants itself."""
+    """Declare the current step done; the harness then verifies its invariants itself. The
+    summary is for the trace and the next step; a call without one still ends the step."""
 
-    summary: str
+    summary: str = ""
 
 
 class FinalAnswer(_Args):
     """Declare the task done. `tests_removed`: tests (ids or files) the task asked you to delete
     or skip; the final check does not count them as missing, and the user is told which."""
 
-    summary: str
+    summary: str = ""
     tests_removed: list[str] = []
 
 

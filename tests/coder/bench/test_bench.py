@@ -43,11 +43,13 @@ def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
         assert cells[5] == ("YES" if row["false_failure"] else "no")
         assert cells[6] == row["stop_reason"]
         assert int(cells[10]) == row["turns"]
-        assert int(cells[11].replace(",", "")) == row["tokens"]["input"] + row["tokens"]["output"]
+        tokens = [int(c.replace(",", "")) for c in cells[11:14]]
+        billed = row["tokens"].get("billed_input") or row["tokens"]["input"]
+        assert tokens == [row["tokens"]["input"], billed, row["tokens"]["output"]]
         timing = row["timing"]
         assert set(timing) == set(TIME_PARTS) and timing["harness_s"] == row["harness_s"]
         assert timing["baseline_s"] > 0 and timing["final_check_s"] > 0  # the fixture's pytest
-        assert cells[13:16] == [
+        assert cells[15:18] == [
             f"{timing['model_s']:.1f}",
             f"{timing['baseline_s'] + timing['verification_s'] + timing['final_check_s']:.1f}",
             f"{timing['harness_s']:.2f}",

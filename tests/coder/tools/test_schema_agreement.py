@@ -11,6 +11,7 @@ schema allowed and the validator refused."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import jsonschema
@@ -49,6 +50,8 @@ def instances(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     if kind == "string":
         if "pattern" in schema:
             return st.from_regex(schema["pattern"])
+        if schema.get("format") == "regex":
+            return st.text(min_size=schema.get("minLength", 0), max_size=20).filter(_compiles)
         return st.text(
             st.characters(codec="utf-8", exclude_categories=["Cs"]),
             min_size=schema.get("minLength", 0),
@@ -61,6 +64,14 @@ def instances(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     if kind == "object":
         return _objects(schema)
     raise AssertionError(f"a schema keyword this generator does not know: {schema}")
+
+
+def _compiles(text: str) -> bool:
+    try:
+        re.compile(text, re.MULTILINE)
+    except re.error:
+        return False
+    return True
 
 
 def _objects(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
@@ -98,7 +109,8 @@ def _spots(schema: dict[str, Any], value: Any, path: tuple[Any, ...]):
                 if jsonschema.Draft202012Validator({**rest, **o}).is_valid(value)
             ]
             if len(matching) == 1:
-                yield from _spots({**rest, **matching[0]}, value, path)
+                narrowed = _spots({**rest, **matching[0]}, value, path)
+                yield from (s for s in narrowed if (s[0], s[2]) != (path, "type"))
             yield path, schema, "type"
             return
     yield path, schema, "type"
