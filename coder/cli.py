@@ -164,7 +164,7 @@ def run(
             "--env",
             metavar="NAME",
             help="Let commands see this host variable (repeatable; exact names, even secret-"
-            "looking ones).",
+            "looking ones; never one holding the model's key).",
         ),
     ] = None,
     quiet: Annotated[

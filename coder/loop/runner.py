@@ -34,6 +34,7 @@ from coder.loop.prompts import SYSTEM_RULES
 from coder.loop.resume_point import ResumePoint
 from coder.loop.rundirs import cache_dir, coder_path
 from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
+from coder.loop.secrets import SecretScan
 from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
@@ -146,12 +147,14 @@ Drive = Callable[[Runtime, Workspace, str, RunOptions], T]
 
 
 def _passed_env(options: RunOptions, config: RepoConfig | None) -> PassedEnv:
-    """`--env` and the repository's `pass_env`; a name that is no variable's name is bad input."""
+    """`--env` and the repository's `pass_env`, judged with the harness's own secret scanner;
+    a name that is no variable's name is bad input."""
     try:
         return passed_environment(
             os.environ,
             config_names=(config.pass_env if config else None) or [],
             cli_names=options.pass_env,
+            scanner=lambda secrets: SecretScan(secrets).holds,
         )
     except PassEnvError as exc:
         raise UsageError(str(exc)) from None
