@@ -19,12 +19,14 @@ from coder.config import (
     RepoConfig,
     confinement,
     detect_test_cmd,
+    ignored_model,
     load_repo_config,
+    repository_limit,
 )
 from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.baseline import Baseline, BaselineUnrunnable, raised_limit, run_baseline
-from coder.loop.context import BatchMasking, ContextPolicy
+from coder.loop.context import THRESHOLD_CAP, BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, reusable_run, unchanged_check
 from coder.loop.given_plan import load_given_plan
 from coder.loop.journal import Journal
@@ -176,8 +178,9 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         raise UsageError(str(exc)) from None
     passed = _passed_env(options, config)
     given = _given_plan(options, repo)
-    model_spec, model = _model(options, config.model if config else None)
-    limits = _limits(options, config, model)
+    model_spec, model = _model(options)
+    settings = [note] if (note := ignored_model(config)) else []  # what it may not set
+    limits = _limits(options, config, model, settings)
     run_id = options.run_id or new_run_id()
     run_dir = options.out_dir.resolve() if options.out_dir else coder_path(repo, "runs", run_id)
     fresh = _first_missing(run_dir)
@@ -189,7 +192,8 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
     mode, protected, warnings = confinement(
         config, sandbox_flag=options.sandbox, always_protected=options.always_protected
     )
-    for warning in warnings:
+    settings += warnings
+    for warning in settings:
         _warn(options, warning)
     try:
         prune_stale_worktrees(repo)
@@ -247,6 +251,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
             environment=environment,
             protected=protected,
             test_cmd=test_cmd,
+            settings=[*settings, *passed.notes],
         )
         rt.state.started = started
         setup_cmd = config.setup_cmd if config else None
@@ -304,6 +309,7 @@ def _runtime(
     environment: RepoEnvironment,
     protected: list[str],
     test_cmd: str | None,
+    settings: list[str],
 ) -> Runtime:
     run_dir.mkdir(parents=True, exist_ok=True)
     trace = TraceWriter(run_dir / "trace.jsonl", run_id)
@@ -328,6 +334,7 @@ def _runtime(
         user_tree_dirty=workspace.user_tree_dirty,
         notes=workspace.notes,
         limits=limits.__dict__,
+        settings=settings,
     )
     trace.emit("environment", **environment.summary())
     return Runtime(
@@ -527,9 +534,10 @@ def _discard(run_dir: Path, fresh: Path | None) -> None:
         (run_dir / "trace.jsonl").unlink(missing_ok=True)
 
 
-def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:
+def _model(options: RunOptions) -> tuple[str, Model]:
+    """The command line's model, else the default; never the repository's (ignored_model)."""
     try:
-        spec = options.model or configured or default_model_spec(os.environ)
+        spec = options.model or default_model_spec(os.environ)
         model = make_model(spec, base_url=options.base_url)
     except (ModelConfigError, ConfigError) as exc:
         raise UsageError(str(exc)) from None
@@ -546,40 +554,48 @@ DEFAULT_REVISIONS = {"reflect": 1}
 """Reflect mode critiques once unless told otherwise (its rounds are its revisions)."""
 
 
-def _limits(options: RunOptions, config: Any, model: Model) -> Limits:
+def _limits(options: RunOptions, config: Any, model: Model, warnings: list[str]) -> Limits:
+    """The flags, else the repository's values where they are no looser than the defaults
+    (each looser one adds a line to `warnings`), else the defaults."""
     base = Limits()
 
     def pick(flag: Any, key: str, default: Any) -> Any:
+        """The flag, else the file's value when it tightens `default`; None: the default."""
         if flag is not None:
             return flag
-        value = getattr(config, key, None) if config else None
-        return value if value is not None else default
+        value, warning = repository_limit(config, key, default)
+        if warning:
+            warnings.append(warning)
+        return value
 
-    reply = pick(options.max_reply_tokens, "max_reply_tokens", None)
-    context = pick(options.context_tokens, "context_tokens", None)
     window = None
-    if (reply is None or context is None) and isinstance(model, ReportsWindow):
+    flagged = options.max_reply_tokens is not None and options.context_tokens is not None
+    if not flagged and isinstance(model, ReportsWindow):
         window = model.context_window()
+    natural = token_limits(window)  # what the run has without the file
+    reply = pick(options.max_reply_tokens, "max_reply_tokens", natural.reply)
+    context = pick(options.context_tokens, "context_tokens", natural.context)
     tokens = token_limits(window, reply=reply, context=context)
     if window and options.warn and tokens.reply + tokens.context > window.tokens:
         options.warn(
             f"a {tokens.context}-token context plus a {tokens.reply}-token reply exceed the "
             f"{window.tokens}-token window ({window.source}); the server may refuse requests"
         )
+    revisions = DEFAULT_REVISIONS.get(options.mode, base.max_revisions)
+    turns = pick(options.max_turns, "max_turns", base.max_turns)
+    revised = pick(options.max_revisions, "max_revisions", revisions)
+    cmd_timeout = pick(options.cmd_timeout_s, "cmd_timeout", base.cmd_timeout_s)
+    masking = min(tokens.context, THRESHOLD_CAP)
     return Limits(
-        max_turns=pick(options.max_turns, "max_turns", base.max_turns),
-        max_revisions=pick(
-            options.max_revisions,
-            "max_revisions",
-            DEFAULT_REVISIONS.get(options.mode, base.max_revisions),
-        ),
+        max_turns=base.max_turns if turns is None else turns,
+        max_revisions=revisions if revised is None else revised,
         timeout_s=options.timeout_s or base.timeout_s,
-        cmd_timeout_s=pick(options.cmd_timeout_s, "cmd_timeout", base.cmd_timeout_s),
+        cmd_timeout_s=base.cmd_timeout_s if cmd_timeout is None else cmd_timeout,
         max_tokens=options.max_tokens or base.max_tokens,
         context_tokens=tokens.context,
         max_reply_tokens=tokens.reply,
         token_source=tokens.source,
-        mask_threshold=pick(options.mask_threshold, "mask_threshold", base.mask_threshold),
+        mask_threshold=pick(options.mask_threshold, "mask_threshold", masking),
     )
 
 
