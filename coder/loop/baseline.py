@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coder.loop.state import RunStop
 from coder.verdict.judge import Facts
 from coder.verdict.run import TestRun, run_tests
 from contracts.result import BaselineResult
@@ -115,9 +116,12 @@ def run_baseline(
     timeout_s: float,
     *,
     allow_no_tests: bool = False,
+    run_left_s: float | None = None,
 ) -> Baseline:
     """Raises BaselineUnrunnable when the command cannot start, timed out, or ran no test
-    (unless `allow_no_tests`): the run must not begin, since no verdict could be trusted."""
+    (unless `allow_no_tests`): the run must not begin, since no verdict could be trusted.
+    `run_left_s`: what is left of the run's --timeout, which bounds the baseline too (cut by
+    it, the run stops with `timeout`)."""
     if not command:
         if allow_no_tests:
             return Baseline(None)
@@ -127,8 +131,13 @@ def run_baseline(
         )
     started = time.monotonic()
     limit = baseline_limit(timeout_s)
+    cut = run_left_s is not None and run_left_s < limit
+    if run_left_s is not None and cut:
+        limit = max(1.0, run_left_s)
     run = run_tests(sandbox, root, command, limit)
     duration = time.monotonic() - started
+    if cut and run.result.timed_out:
+        raise RunStop("timeout", f"the run passed its --timeout in the baseline (`{command}`)")
     problem = unrunnable(run) or timed_out(run, limit)
     if problem is None and not allow_no_tests:
         problem = ran_no_test(run)

@@ -37,7 +37,7 @@ from coder.loop.resume_point import ResumePoint
 from coder.loop.rundirs import cache_dir, coder_path
 from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
 from coder.loop.secrets import SecretScan
-from coder.loop.state import Limits, RunState, RunStop, Terminated
+from coder.loop.state import Limits, RunState, RunStop, Terminated, command_timeout
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
 from coder.loop.usage import UsageError
@@ -254,15 +254,14 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
             settings=[*settings, *passed.notes],
         )
         rt.state.started = started
-        setup_cmd = config.setup_cmd if config else None
-        if setup_cmd:
-            _setup(rt, workspace, setup_cmd)
+        rt.setup_cmd = config.setup_cmd if config else None
         rt.given_plan, rt.revise = given, options.revise
         rt.approval = PlanApproval(options.reviewer) if options.approve else None
         try:
             outcome = drive(rt, workspace, model_spec, options)
         except BaselineUnrunnable as exc:
-            _discard(run_dir, fresh)
+            if not isinstance(exc, SetupUnrunnable):  # its setup.log and trace are kept
+                _discard(run_dir, fresh)
             workspace.delete_branch()
             raise UsageError(str(exc)) from None
     return outcome, run_dir
@@ -433,6 +432,8 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
         earlier_wall = resume.saved.spent.wall_s
     spent = rt.state.spent
     earlier = replace(spent)
+    if rt.setup_cmd:
+        _setup(rt, workspace, rt.setup_cmd)
     if rt.baseline is None:
         with spent.clock("baseline_s"):
             rt.baseline = run_baseline(
@@ -441,6 +442,7 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
                 rt.test_cmd,
                 rt.limits.cmd_timeout_s,
                 allow_no_tests=rt.allow_no_tests,
+                run_left_s=rt.limits.timeout_s - rt.state.elapsed(),
             )
         rt.trace.emit("baseline", **rt.baseline.event(), **_fit_command_limit(rt, rt.baseline))
     cache = RepoMapCache(directory=cache_dir(workspace.repo, "repomap"))
@@ -450,19 +452,30 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
     return rt.baseline
 
 
+class SetupUnrunnable(BaselineUnrunnable):
+    """setup_cmd could not prepare the worktree: the run never began (exit 2), like a test
+    command that cannot run, but its run directory keeps setup.log and the trace."""
+
+
 def _setup(rt: Runtime, workspace: Workspace, command: str) -> None:
-    """The repository's setup_cmd, before the baseline; a failure ends the run before it
-    began (exit 2), with the output's tail in the run directory and the trace."""
+    """The repository's setup_cmd, before the baseline, within what is left of the run's
+    --timeout: cut by it, the run stops with `timeout` as any run does; any other failure
+    ends the run before it began (exit 2), with the output's tail in the run directory."""
+    limit = command_timeout(rt.limits, rt.state)
     try:
-        result = run_setup(rt.sandbox, rt.root, command, rt.limits.cmd_timeout_s)
+        result = run_setup(rt.sandbox, rt.root, command, limit)
     except SetupFailed as failure:
         (rt.run_dir / "setup.log").write_text(rt.trace.redact(failure.log) + "\n", encoding="utf-8")
+        cut = failure.result is not None and failure.result.timed_out
+        if cut and limit < rt.limits.cmd_timeout_s:
+            rt.trace.emit("setup", command=command, status="timeout", log=failure.log)
+            raise RunStop(
+                "timeout", f"the run passed its {rt.limits.timeout_s:.0f}s timeout in setup_cmd"
+            ) from None
         rt.trace.emit(
             "setup", command=command, status="failed", message=str(failure), log=failure.log
         )
-        rt.trace.close()
-        workspace.delete_branch()
-        raise UsageError(f"{failure} (output: {rt.run_dir / 'setup.log'})") from None
+        raise SetupUnrunnable(f"{failure} (output: {rt.run_dir / 'setup.log'})") from None
     rt.trace.emit("setup", command=command, status="ok", duration_s=round(result.duration_s, 3))
 
 
@@ -502,9 +515,13 @@ def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
     reuse = reusable_run(rt.root, rt.state.full_run, rt.test_cmd)
     final = unchanged_check(rt.checkpoints, rt.base_commit)
     if final is None:
+        limit = command_timeout(rt.limits, rt.state)
         with rt.state.spent.clock("final_check_s"):
-            final = final_check(
-                rt.sandbox, rt.root, base, rt.limits.cmd_timeout_s, reuse, _removed(rt)
+            final = final_check(rt.sandbox, rt.root, base, limit, reuse, _removed(rt))
+        if final.timed_out and limit < rt.limits.cmd_timeout_s:  # cut by the run's --timeout
+            raise RunStop(
+                "timeout",
+                f"the run passed its {rt.limits.timeout_s:.0f}s timeout in the final check",
             )
     rt.trace.emit(
         "verification",

@@ -100,6 +100,8 @@ class Runtime:
     """False (--no-revise): a step that fails verification ends the run."""
     approval: Approval | None = None
     """Set with --approve: every plan version is shown to a person before it runs."""
+    setup_cmd: str | None = None
+    """The repository's setup_cmd: run first, within the run's --timeout (runner.prepare)."""
 
     def budget_left(self) -> str:
         s, lim = self.state, self.limits

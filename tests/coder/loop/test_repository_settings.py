@@ -1,18 +1,30 @@
-"""What a repository's `.coder.toml` may set (issue 32): it never chooses the model, and it
-lowers limits but never raises them. Real git, the real anthropic SDK against a local server."""
+"""What a repository's `.coder.toml` may set (issue 32): it never chooses the model, lowers
+limits but never raises them, and its values never outlast the user's `--timeout`. Real git,
+real bubblewrap, the real anthropic SDK against a local server, `coder` as a subprocess for
+the runs that must end in time."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
+import pytest
 from calcrepo import FIX_ADD, FIX_STEP, plan
+from clirun import coder_argv, coder_env
 from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthropic
-from gitrepo import git
+from gitrepo import git, write_script
 
 from coder.loop.runner import RunOptions, run_task
 from coder.loop.trace import read_trace
+from sandbox.confine import bwrap_unavailable_reason
 
+needs_bwrap = pytest.mark.skipif(
+    bwrap_unavailable_reason() is not None, reason="bubblewrap cannot start here"
+)
 FINISH = {"tool": "final_answer", "input": {"summary": "nothing to do"}}
 
 
@@ -90,3 +102,78 @@ def test_a_repository_may_lower_limits_and_never_raise_them(calc_repo, script) -
         )
     )
     assert read_trace(flagged.run_dir / "trace.jsonl")[0]["limits"]["cmd_timeout_s"] == 500.0
+
+
+QUICK = (
+    "import unittest\n\n\nclass Quick(unittest.TestCase):\n    def test_ok(self):\n        pass\n"
+)
+TIMEOUT_CASES = {
+    "setup": (
+        {".coder.toml": "cmd_timeout = 100000\nsetup_cmd = 'exec sleep 100000'\n"},
+        "python -m pytest -q",
+        5,
+        "in setup_cmd",
+    ),
+    "baseline": (
+        {".coder.toml": "cmd_timeout = 100000\n"},
+        "exec sleep 100000",
+        5,
+        "in the baseline",
+    ),
+    "final-check": (
+        {".coder.toml": "cmd_timeout = 100000\n", "tests/test_quick.py": QUICK},
+        "test -f hang && exec sleep 100000; python -m unittest -v tests/test_quick.py",
+        20,
+        "in the final check",
+    ),
+}
+"""What hangs: the config that asks for more time, the test command, --timeout, where it
+stopped. The final check's run writes `hang` and answers at once; its baseline runs first
+(unittest: quick to start on a loaded machine). Each `.coder.toml` also stands in for the
+calc repository's own `cmd_timeout = 20`, so that the run's --timeout is what must cut."""
+GRACE_S = 45.0
+"""How long past --timeout a run may take to end on a loaded machine (before the fix: 120 s
+or more, a hanging setup_cmd forever)."""
+
+
+@needs_bwrap
+@pytest.mark.parametrize("case", list(TIMEOUT_CASES))
+def test_the_timeout_bounds_the_run_from_its_start(calc_repo, tmp_path, case) -> None:
+    files, test_cmd, timeout, where = TIMEOUT_CASES[case]
+    if files:
+        _commit(calc_repo, files)
+    turns = [{"tool": "write_file", "input": {"path": "hang", "content": "x\n"}}, FINISH]
+    script = write_script(tmp_path / "s.json", turns)
+    argv = coder_argv(
+        "run", "--task", "t", "--repo", str(calc_repo), "--model", f"script:{script}",
+        "--mode", "react", "--test-cmd", test_cmd, "--timeout", str(timeout), "--json",
+    )  # fmt: skip
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=coder_env(),
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout + GRACE_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail(f"--timeout {timeout} did not end the run within {GRACE_S:.0f}s more")
+    wall = time.monotonic() - started
+    assert proc.returncode == 1, err
+    result = json.loads(out)
+    assert (result["status"], result["stop_reason"]) == ("stopped", "timeout"), result["message"]
+    assert where in result["message"], result["message"]
+    assert timeout - 1 <= wall < timeout + GRACE_S
+    branches = git(calc_repo, "branch", "--list", "coder/*").strip()
+    if case == "final-check":  # the model was reached: the branch stays, as for `coder resume`
+        assert result["model_turns"] == 2 and result["baseline"]["passed"] == 1, result
+        assert branches == result["branch"]
+    else:
+        assert branches == ""  # a run that never reached the model leaves no branch
+    assert git(calc_repo, "worktree", "list").count("\n") == 1  # the worktree is gone
+    assert git(calc_repo, "status", "--porcelain") == ""
