@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coder.loop.state import RunStop
 from coder.verdict.judge import Facts
 from coder.verdict.run import TestRun, run_tests
 from contracts.result import BaselineResult
@@ -40,6 +39,10 @@ EVENT_IDS = 200
 
 class BaselineUnrunnable(Exception):
     """The test command cannot run at all: one line for the person, nothing started."""
+
+
+class BaselineCut(Exception):
+    """The run's --timeout ran out while the baseline ran: the run stops with `timeout`."""
 
 
 @dataclass(frozen=True)
@@ -120,8 +123,8 @@ def run_baseline(
 ) -> Baseline:
     """Raises BaselineUnrunnable when the command cannot start, timed out, or ran no test
     (unless `allow_no_tests`): the run must not begin, since no verdict could be trusted.
-    `run_left_s`: what is left of the run's --timeout, which bounds the baseline too (cut by
-    it, the run stops with `timeout`)."""
+    `run_left_s`: what is left of the run's --timeout, which bounds the baseline too
+    (BaselineCut when it was what cut it)."""
     if not command:
         if allow_no_tests:
             return Baseline(None)
@@ -137,7 +140,7 @@ def run_baseline(
     run = run_tests(sandbox, root, command, limit)
     duration = time.monotonic() - started
     if cut and run.result.timed_out:
-        raise RunStop("timeout", f"the run passed its --timeout in the baseline (`{command}`)")
+        raise BaselineCut(f"the run passed its --timeout in the baseline (`{command}`)")
     problem = unrunnable(run) or timed_out(run, limit)
     if problem is None and not allow_no_tests:
         problem = ran_no_test(run)

@@ -25,7 +25,13 @@ from coder.config import (
 )
 from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
-from coder.loop.baseline import Baseline, BaselineUnrunnable, raised_limit, run_baseline
+from coder.loop.baseline import (
+    Baseline,
+    BaselineCut,
+    BaselineUnrunnable,
+    raised_limit,
+    run_baseline,
+)
 from coder.loop.context import THRESHOLD_CAP, BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, reusable_run, unchanged_check
 from coder.loop.given_plan import load_given_plan
@@ -436,14 +442,17 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
         _setup(rt, workspace, rt.setup_cmd)
     if rt.baseline is None:
         with spent.clock("baseline_s"):
-            rt.baseline = run_baseline(
-                rt.sandbox,
-                rt.root,
-                rt.test_cmd,
-                rt.limits.cmd_timeout_s,
-                allow_no_tests=rt.allow_no_tests,
-                run_left_s=rt.limits.timeout_s - rt.state.elapsed(),
-            )
+            try:
+                rt.baseline = run_baseline(
+                    rt.sandbox,
+                    rt.root,
+                    rt.test_cmd,
+                    rt.limits.cmd_timeout_s,
+                    allow_no_tests=rt.allow_no_tests,
+                    run_left_s=rt.limits.timeout_s - rt.state.elapsed(),
+                )
+            except BaselineCut as cut:
+                raise RunStop("timeout", str(cut)) from None
         rt.trace.emit("baseline", **rt.baseline.event(), **_fit_command_limit(rt, rt.baseline))
     cache = RepoMapCache(directory=cache_dir(workspace.repo, "repomap"))
     rt.repo_map = build_repo_map(rt.root, rt.task, cache=cache)
