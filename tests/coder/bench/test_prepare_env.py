@@ -88,7 +88,7 @@ def test_a_lifecycle_script_sees_no_key_no_token_and_is_not_root(tmp_path, monke
     assert f"HOME={home}" not in seen["env"]
     if os.geteuid() == 0:
         assert seen["uid"].strip() == "65534"
-        assert all(p.stat().st_uid == 0 for p in [tree, *tree.rglob("*")])
+        assert all(p.lstat().st_uid == 0 for p in [tree, *tree.rglob("*")])
     assert any(
         "withheld from its environment as credentials: " in line and "HTTPS_PROXY" in line
         for line in said
