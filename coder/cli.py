@@ -46,7 +46,10 @@ MaxRevisions = Annotated[
 ]
 MaxTurns = Annotated[int | None, typer.Option(min=1, help="Model calls the run may make.")]
 MaxTokens = Annotated[int | None, typer.Option(min=1, help="Token budget for the run.")]
-Timeout = Annotated[float | None, typer.Option(min=1, help="Wall-clock limit, seconds.")]
+Timeout = Annotated[
+    float | None,
+    typer.Option(min=1, help="Wall-clock limit of the whole run from its start, seconds."),
+]
 CmdTimeout = Annotated[float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")]
 SandboxMode = Annotated[str | None, typer.Option(help="auto | bwrap | none")]
 JsonOut = Annotated[
@@ -164,7 +167,7 @@ def run(
             "--env",
             metavar="NAME",
             help="Let commands see this host variable (repeatable; exact names, even secret-"
-            "looking ones).",
+            "looking ones; never one holding the model's key).",
         ),
     ] = None,
     quiet: Annotated[

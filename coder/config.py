@@ -1,12 +1,16 @@
 """Per-repository configuration: `[tool.coder]` in pyproject.toml, or a `.coder.toml`.
 
-Command-line flags win over the file; the file wins over defaults. Unknown keys are an error
-that names them, because a misspelt `max_turn` silently ignored is worse than a failed start.
+Command-line flags win over the file; the file wins over defaults only where the repository
+may set a value at all (`REPOSITORY_MAY_SET`). Unknown keys are an error that names them,
+because a misspelt `max_turn` silently ignored is worse than a failed start.
 
-The file is part of the repository, so a model's step or a pull request can write it: it may
-tighten confinement, never loosen it. `sandbox = "none"` and a `protected` list that drops a
-default are ignored with a warning (`confinement`); only the command line turns the sandbox
-off. The file itself (`.coder.toml`, and the `[tool.coder]` table of pyproject.toml) is
+The file is part of the repository, which a model's step, a pull request or a stranger's
+clone can write, and it is read before the user has looked at it: it may tighten, never
+loosen. It never chooses the model (`model` is a known key, so a file that has it is valid,
+but its value is never used), never raises a limit above the default, never turns the
+sandbox off or drops a protected path, and never passes a credential to commands
+(sandbox/passenv.py). Each value it may not set is ignored with one warning line, and the run
+goes on. The file itself (`.coder.toml`, and the `[tool.coder]` table of pyproject.toml) is
 protected by default, so no step can change it.
 """
 
@@ -34,7 +38,7 @@ class RepoConfig(BaseModel):
     test_cmd: str | None = None
     """The command that runs the repository's tests; detected when unset."""
     model: str | None = None
-    """Model spec such as `anthropic:claude-sonnet-4-5` or `script:path.json`."""
+    """Known, so that a file naming a model is valid; never used: only --model chooses."""
     sandbox: Literal["auto", "bwrap", "none"] | None = None
     """How commands are confined."""
     max_revisions: int | None = Field(default=None, ge=0)
@@ -59,6 +63,31 @@ class RepoConfig(BaseModel):
     """Names of host variables commands may see (never secret-looking ones: `--env` only)."""
 
 
+REPOSITORY_MAY_SET: dict[str, str] = {
+    "test_cmd": "the test command (--test-cmd wins)",
+    "setup_cmd": "a build step, run confined before the baseline",
+    "include": "ignored paths of the checkout to bring into the worktree",
+    "protected": "more globs no step may touch (the defaults stay)",
+    "sandbox": '"auto" or "bwrap"; "none" is ignored (only --sandbox none turns it off)',
+    "pass_env": "variables commands may see, never ones that look like credentials",
+    "max_turns": "lower than the default only",
+    "max_revisions": "lower than the default only",
+    "cmd_timeout": "lower than the default only",
+    "max_reply_tokens": "lower than the default only",
+    "context_tokens": "lower than the default only",
+    "mask_threshold": "lower than the default only",
+    "model": "never: only --model chooses the model (a file naming one stays valid)",
+}
+"""What a repository's file may set, key by key (README "Configuration" says the same)."""
+LIMIT_FLAGS: dict[str, str] = {
+    "max_turns": "--max-turns",
+    "max_revisions": "--max-revisions",
+    "cmd_timeout": "--cmd-timeout",
+    "max_reply_tokens": "--max-reply-tokens",
+    "context_tokens": "--context-tokens",
+    "mask_threshold": "--mask-threshold",
+}
+"""The limits a repository may lower, and the flag that sets any value."""
 DEFAULT_PROTECTED = [".github/**", ".coder.toml", ".worktreeinclude", ".coder"]
 CONFIG_TABLE = ("pyproject.toml", ("tool", "coder"))
 """Where else configuration lives: protected as a table, so other pyproject edits stay allowed."""
@@ -89,6 +118,32 @@ def confinement(
         )
     protected = list(dict.fromkeys([*DEFAULT_PROTECTED, *extra, *always_protected]))
     return mode, protected, warnings
+
+
+def ignored_model(config: RepoConfig | None) -> str | None:
+    """The warning for a file that names a model; None when it names none."""
+    if config is None or config.model is None:
+        return None
+    return (
+        "the repository's configuration names a model; ignored: only --model on the command "
+        "line chooses the model"
+    )
+
+
+def repository_limit(
+    config: RepoConfig | None, key: str, default: float | None
+) -> tuple[float | None, str | None]:
+    """(the file's value for limit `key` when it is no looser than `default`, else None;
+    the warning when the file asked for more). `default`: what the run has without the file
+    (None: no bound to compare with, the file's value counts)."""
+    value = getattr(config, key, None) if config is not None else None
+    if value is None or default is None or value <= default:
+        return value, None
+    return None, (
+        f"the repository's configuration sets {key} = {value:g}, above the {default:g} this "
+        f"run has; ignored: a repository may lower a limit, never raise it "
+        f"({LIMIT_FLAGS[key]} on the command line does)"
+    )
 
 
 def config_table(text: str | None) -> object:

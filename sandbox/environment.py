@@ -6,7 +6,8 @@ stays outside. Variables a caller passes explicitly are kept unless their name l
 secret or their value repeats a secret the host holds, so the model can never read an API
 key by asking for it under another name. The one exception is a name the person typed
 exactly on the command line (`--env NAME`, carried as `NamedEnv.explicit`): its host value
-passes as it is.
+passes as it is, once sandbox/passenv.py has let it (never a value holding the model key, in
+any form).
 
 What every command gets, and why:
 - `HOME`, `TMPDIR`: private, writable, thrown away after the command.

@@ -8,8 +8,11 @@ at the same place under the command's private HOME. What was taken out is said o
 file and key, never by value. The copies are made once per sandbox, when it is made.
 
 Taken out: keys named like a credential (`_authToken`, `//registry/:_auth`, `_password`,
-`password`, `token`, `npmAuthToken`, `npmAuthIdent`, a `[registry] token`, ...), userinfo in
-any URL (`https://user:pass@host` reads `https://host`), and for git what
+`password`, `token`, `npmAuthToken`, `npmAuthIdent`, a `[registry] token`, npm's `key` and
+`otp`, ...) in every spelling the formats have (`key=value`, `key: value`, yarn 1's
+`"key" "value"`, TOML inline tables and YAML flow mappings, `{ token = "…" }`), with all of
+their value (an indented block, a multi-line string, an array), userinfo in any URL
+(`https://user:pass@host` reads `https://host`), and for git what
 sandbox/gitconfig.py drops (`credential.*`, `sendemail.smtpPass`, `github.token`,
 `include.path`, `includeIf`: an included file is never brought in).
 
@@ -43,11 +46,21 @@ CONFIG_FILES = (
 GIT_FILES = (".gitconfig", ".config/git/config")
 COREPACK_CACHE = ".cache/node/corepack"
 _SECRET_KEY = re.compile(
-    r"(?i)(_?auth(token|ident)?|_password|password|passwd|token|secret|"
-    r"npmauthtoken|npmauthident|npmpassword|api[-_]?key|credentials?)$"
+    r"(?i)((_?auth(token|ident)?|_password|password|passwd|passphrase|token|secret|"
+    r"npmauthtoken|npmauthident|npmpassword|api[-_]?key|credentials?)|(^|[-_])(key|otp))$"
 )
+"""A credential's key: `key` is npm's client key (a PEM), `otp` its one-time password."""
 _YAML_KEY = re.compile(r"^\s*(?:-\s+)?(?P<key>[\"']?[A-Za-z0-9_.@-]+[\"']?)\s*:(\s|$)")
 _INI_KEY = re.compile(r"^\s*(?P<key>[^=#;\s\[][^=]*?)\s*=")
+_SPACED_KEY = re.compile(r"^\s*(?P<key>\"[^\"]+\"|[^\s\"#;\[]+)[ \t]+\S")
+"""yarn 1's `.yarnrc`: `"//registry.npmjs.org/:_authToken" "…"`, `_authToken …`."""
+_INLINE_PAIR = re.compile(
+    r"""(?P<sep>[{,])\s*(?P<key>"(?:\\.|[^"\\])*"|'[^']*'|[A-Za-z0-9_.@/:-]+?)\s*"""
+    r"""(?:=|:(?=[\s"'{\[]))\s*"""
+    r"""(?P<value>"(?:\\.|[^"\\])*"|'[^']*'|\{[^{}]*\}|\[[^\[\]]*\]|[^,{}\[\]\n]*[^,{}\[\]\s])"""
+)
+"""A pair of a TOML inline table or a YAML/JSON flow mapping: `{ token = "…" }`, `{a: …}`."""
+_QUOTED = re.compile(r"\"(?:\\.|[^\"\\])*\"|'[^']*'")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#@\s\"']*@")
 _SCRATCH_PREFIX = "coder-toolconfig-"
 
@@ -106,30 +119,107 @@ def tool_config(home: Path | None) -> ToolConfig:
 
 
 def scrub_lines(text: str) -> tuple[str, list[str]]:
-    """ini, npmrc, YAML and TOML alike, line by line: (kept text, keys taken out).
-    A dropped key's continuation (an indented block under a YAML key) goes with it."""
+    """ini, npmrc, yarnrc, YAML and TOML alike, line by line: (kept text, keys taken out).
+    A dropped key takes its value's continuation with it: an indented block under it, the
+    rest of a TOML multi-line string (triple quotes), the rest of an array or table it opens.
+    A credential inside a TOML inline table or a YAML flow mapping is cut out of its line."""
     kept: list[str] = []
     dropped: list[str] = []
-    skip_indent: int | None = None
+    block: _Block | None = None
     for line in text.splitlines(keepends=True):
-        indent = len(line) - len(line.lstrip(" \t"))
-        if skip_indent is not None:
-            if line.strip() and indent > skip_indent:
-                continue
-            skip_indent = None
-        match = _YAML_KEY.match(line) or _INI_KEY.match(line)
-        if match:
-            key = match.group("key").strip().strip("\"'")
-            name = re.split(r"[.:/]", key.rstrip("]"))[-1] or key
-            if _SECRET_KEY.search(name) or _SECRET_KEY.search(key):
-                dropped.append(key)
-                skip_indent = indent
-                continue
+        if block is not None and block.holds(line):
+            continue
+        block = None
+        key = _secret_key(line)
+        if key is not None:
+            dropped.append(key)
+            block = _Block.after(line)
+            continue
+        line, inline = _scrub_inline(line)
+        dropped += inline
         if _USERINFO.search(line):
+            match = _YAML_KEY.match(line) or _INI_KEY.match(line)
             dropped.append(f"{match.group('key').strip() if match else 'a URL'}: userinfo")
             line = _USERINFO.sub(r"\1", line)
         kept.append(line)
     return "".join(kept), dropped
+
+
+def _secret_key(line: str) -> str | None:
+    """The line's key when it names a credential, in any of the formats' spellings."""
+    for pattern in (_YAML_KEY, _INI_KEY, _SPACED_KEY):
+        match = pattern.match(line)
+        if match and _is_secret(key := match.group("key").strip().strip("\"'")):
+            return key
+    return None
+
+
+def _is_secret(key: str) -> bool:
+    key = key.strip().strip("\"'").removesuffix("[]")  # npmrc arrays: `key[]=…`
+    name = re.split(r"[.:/]", key.rstrip("]"))[-1] or key
+    return bool(_SECRET_KEY.search(name) or _SECRET_KEY.search(key))
+
+
+def _scrub_inline(line: str) -> tuple[str, list[str]]:
+    """The line without the credential pairs of its inline tables or flow mappings."""
+    dropped: list[str] = []
+    while True:
+        quoted = [m.span() for m in _QUOTED.finditer(line)]
+        starts = [
+            at for at, c in enumerate(line) if c in "{," and not any(a < at < b for a, b in quoted)
+        ]
+        pairs = (_INLINE_PAIR.match(line, at) for at in starts)
+        found = next((m for m in pairs if m and _is_secret(m.group("key"))), None)
+        if found is None:
+            return line, dropped
+        dropped.append(found.group("key").strip("\"'"))
+        start, end = found.start("key"), found.end("value")
+        if found.group("sep") == ",":
+            start = found.start("sep")  # `a = 1, token = "…"`: the comma before goes
+        else:
+            trailing = re.match(r"\s*,\s*", line[end:])  # `{ token = "…", a = 1 }`
+            end += trailing.end() if trailing else 0
+        line = line[:start] + line[end:]
+
+
+@dataclass
+class _Block:
+    """The lines that still belong to a dropped key's value."""
+
+    indent: int
+    closing: str | None = None
+    """A multi-line string's delimiter, until the line that holds it."""
+    depth: int = 0
+    """Brackets the value opened and has not closed yet."""
+
+    @classmethod
+    def after(cls, line: str) -> _Block:
+        value = re.split(r"[=:]", line, maxsplit=1)[-1]
+        closing = next((d for d in ('"""', "'''") if value.count(d) % 2 == 1), None)
+        depth = 0 if closing else _depth(value)
+        return cls(len(line) - len(line.lstrip(" \t")), closing, max(0, depth))
+
+    def holds(self, line: str) -> bool:
+        if self.closing is not None:
+            if self.closing in line:
+                self.closing = None
+                self.depth = -1  # the string's last line, and nothing after it
+            return True
+        if self.depth > 0:
+            self.depth += _depth(line)
+            if self.depth <= 0:
+                self.depth = -1
+            return True
+        if self.depth < 0:
+            return False
+        indent = len(line) - len(line.lstrip(" \t"))
+        return bool(line.strip()) and indent > self.indent
+
+
+def _depth(text: str) -> int:
+    """Brackets opened less brackets closed, outside quoted strings."""
+    bare = _QUOTED.sub("", text)
+    return sum(bare.count(c) for c in "[{") - sum(bare.count(c) for c in "]}")
 
 
 def _scrub_git(path: Path) -> tuple[str, list[str]]:

@@ -1,10 +1,13 @@
 """An instance's `prepare` command (e.g. `npm ci`), run once at its base and reused by every run.
 
-The command runs unconfined, as the user's own setup would (it needs the package registry), in
-a checkout of base_commit in the cache, `deps/<instance_id>/`. Made in a temporary directory
-and renamed when it succeeded, with a stamp naming the command and the commit, so a cache that
-holds it is used as is: offline, nothing is fetched. Each run then gets a real copy of its
-`node_modules/` (`cp -a`: never links), so nothing a run writes can reach the cache.
+The command runs outside the sandbox (it needs the package registry), in a checkout of
+base_commit, but it runs the repository's lifecycle scripts, so it gets what a confined command
+gets short of the network (coder/bench/prepare_env.py): a secret-free environment, a private
+HOME and npm cache, and, for a root harness, the user `nobody`. The checkout is made in a
+temporary directory and renamed into the cache, `deps/<instance_id>/`, when it succeeded, with
+a stamp naming the command and the commit, so a cache that holds it is used as is: offline,
+nothing is fetched. Each run then gets a real copy of its `node_modules/` (`cp -a`: never
+links), so nothing a run writes can reach the cache.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coder.bench.prepare_env import PrepareSpace, npm_cache, prepare_space, run_prepare
 from coder.bench.swebench import Instance
 from sandbox.gitcli import GitError, git
 from sandbox.nofollow import read_beneath, remove_beneath, write_beneath
@@ -63,11 +67,13 @@ def prepare_all(
         if instance.prepare:
             groups.setdefault(instance.clone_name, []).append(instance)
     prepared = Prepared()
+    if not groups:
+        return prepared
+    with npm_cache() as npm, ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
 
-    def one_repository(group: list[Instance]) -> Prepared:
-        return _prepare_group(group, clones, cache, say)
+        def one_repository(group: list[Instance]) -> Prepared:
+            return _prepare_group(group, clones, cache, say, npm)
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for done in pool.map(one_repository, groups.values()):
             prepared.deps.update(done.deps)
             prepared.errors.update(done.errors)
@@ -75,7 +81,7 @@ def prepare_all(
 
 
 def _prepare_group(
-    group: list[Instance], clones: Path, cache: Path, say: Callable[[str], None]
+    group: list[Instance], clones: Path, cache: Path, say: Callable[[str], None], npm: Path
 ) -> Prepared:
     prepared = Prepared()
     installed: dict[str, tuple[str, Path]] = {}
@@ -85,7 +91,7 @@ def _prepare_group(
         target = cache / "deps" / instance.instance_id
         try:
             if not _is_prepared(target, instance):
-                _prepare(instance, clones, target, say, installed)
+                _prepare(instance, clones, target, say, installed, npm)
         except PrepareError as exc:
             say(f"prepare {instance.instance_id}: {exc}")
             prepared.errors[instance.instance_id] = str(exc)
@@ -137,59 +143,74 @@ def _prepare(
     target: Path,
     say: Callable[[str], None],
     installed: dict[str, tuple[str, Path]],
+    npm: Path,
 ) -> None:
     command = instance.prepare or ""
-    source = clones / instance.clone_name
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{instance.instance_id}-", dir=target.parent))
     try:
-        try:
-            git(["clone", "-q", "--no-checkout", str(source), str(work / "tree")], work)
-            git(["checkout", "-q", "--detach", instance.base_commit], work / "tree")
-        except GitError as exc:
-            raise PrepareError(
-                f"cannot check out {instance.base_commit[:12]} of {source}: {exc}"
-            ) from None
-        key = install_key(command, work / "tree")
-        same, source_deps = installed.get(key or "", ("", target))
-        if same and (source_deps / "node_modules").is_dir():
-            _copy_tree(source_deps / "node_modules", work / "tree" / "node_modules")
-            _settle(work / "tree", target, instance)
-            say(
-                f"prepare {instance.instance_id}: the same package.json and lockfile as {same}: its node_modules copied"
-            )
-            return
-        say(f"prepare {instance.instance_id}: {command}")
-        started = time.monotonic()
-        try:
-            done = subprocess.run(
-                command,
-                shell=True,
-                cwd=work / "tree",
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=PREPARE_TIMEOUT_S,
-            )
-        except subprocess.TimeoutExpired:
-            raise PrepareError(f"`{command}` did not finish in {PREPARE_TIMEOUT_S:.0f}s") from None
-        took = time.monotonic() - started
-        if done.returncode != 0:
-            raise PrepareError(
-                f"`{command}` failed (exit {done.returncode}, {took:.1f}s): "
-                f"{last_error_line(done.stderr + chr(10) + done.stdout)}"
-            )
-        _settle(work / "tree", target, instance)
-        say(f"prepare {instance.instance_id}: done in {took:.1f}s")
+        with prepare_space(command, npm) as space:
+            tree = space.tree(work)
+            _check_out(instance, clones / instance.clone_name, tree, space)
+            key = install_key(command, tree)
+            same, source_deps = installed.get(key or "", ("", target))
+            if same and (source_deps / "node_modules").is_dir():
+                _copy_tree(source_deps / "node_modules", tree / "node_modules")
+                _settle(tree, work, target, instance)
+                say(
+                    f"prepare {instance.instance_id}: the same package.json and lockfile as {same}: its node_modules copied"
+                )
+                return
+            say(f"prepare {instance.instance_id}: {command}")
+            for line in _notes(space):
+                say(f"prepare {instance.instance_id}: {line}")
+            started = time.monotonic()
+            try:
+                done = run_prepare(space, command, tree, PREPARE_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                raise PrepareError(
+                    f"`{command}` did not finish in {PREPARE_TIMEOUT_S:.0f}s"
+                ) from None
+            took = time.monotonic() - started
+            if done.returncode != 0:
+                raise PrepareError(
+                    f"`{command}` failed (exit {done.returncode}, {took:.1f}s): "
+                    f"{last_error_line(done.stderr + chr(10) + done.stdout)}"
+                )
+            _settle(tree, work, target, instance)
+            say(f"prepare {instance.instance_id}: done in {took:.1f}s")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _settle(tree: Path, target: Path, instance: Instance) -> None:
-    """The prepared tree stamped and put in the cache's place whole (renamed, never half-made).
+def _check_out(instance: Instance, source: Path, tree: Path, space: PrepareSpace) -> None:
+    """base_commit of the clone at `tree`; its objects copied, never hardlinked, when another
+    user will own the tree (it could otherwise change the clone's own object files)."""
+    links = ["--no-hardlinks"] if space.uid is not None else []
+    try:
+        git(["clone", "-q", "--no-checkout", *links, str(source), str(tree)], tree.parent)
+        git(["checkout", "-q", "--detach", instance.base_commit], tree)
+    except GitError as exc:
+        raise PrepareError(
+            f"cannot check out {instance.base_commit[:12]} of {source}: {exc}"
+        ) from None
+
+
+def _notes(space: PrepareSpace) -> list[str]:
+    notes = [space.note] if space.note else []
+    if space.withheld:
+        notes.append(f"withheld from its environment as credentials: {', '.join(space.withheld)}")
+    return notes
+
+
+def _settle(tree: Path, work: Path, target: Path, instance: Instance) -> None:
+    """The prepared tree stamped and put in the cache's place whole (renamed, never half-made;
+    a tree made in a scratch elsewhere is first copied into `work`, beside the cache's place).
     The instance's repository may commit the stamp's path as a link: it is replaced, never
     written through."""
+    if tree.parent != work:
+        subprocess.run(["cp", "-a", str(tree), str(work / "tree")], check=True)
+        tree = work / "tree"
     write_beneath(tree, STAMP, json.dumps(_stamp(instance)).encode())
     shutil.rmtree(target, ignore_errors=True)
     tree.rename(target)

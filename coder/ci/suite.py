@@ -17,7 +17,7 @@ from typing import Literal
 from coder.ci.errors import CiInputError
 from coder.ci.gitrefs import git
 from coder.ci.report import SuiteRun
-from coder.config import ConfigError, detect_test_cmd, load_repo_config
+from coder.config import ConfigError, detect_test_cmd, load_repo_config, repository_limit
 from coder.verdict.run import run_tests
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
 from sandbox.includes import INCLUDE_FILE
@@ -51,7 +51,9 @@ def choose_test_command(flag: str | None, tree: Path) -> CommandChoice:
     except ConfigError as exc:
         warnings.append(f"repository config ignored: {exc}")
         config = None
-    timeout = (config.cmd_timeout if config and config.cmd_timeout else None) or DEFAULT_TIMEOUT_S
+    timeout, raised = repository_limit(config, "cmd_timeout", DEFAULT_TIMEOUT_S)
+    warnings += [raised] if raised else []
+    timeout = timeout or DEFAULT_TIMEOUT_S
     if flag and flag.strip():
         return CommandChoice(SuiteCommand(flag.strip(), "flag"), timeout, warnings)
     if config and config.test_cmd:

@@ -20,11 +20,13 @@ from coder.config import (
     RepoConfig,
     confinement,
     detect_test_cmd,
+    ignored_model,
     load_repo_config,
+    repository_limit,
 )
 from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
-from coder.loop.context import BatchMasking, ContextPolicy
+from coder.loop.context import THRESHOLD_CAP, BatchMasking, ContextPolicy
 from coder.loop.given_plan import load_given_plan
 from coder.loop.journal import Journal
 from coder.loop.known_red import known_red
@@ -34,7 +36,7 @@ from coder.loop.prompts import SYSTEM_RULES
 from coder.loop.resume_point import ResumePoint
 from coder.loop.rundirs import cache_dir, coder_path
 from coder.loop.runtime import Runtime
-from coder.loop.state import Limits, RunState, RunStop, Terminated
+from coder.loop.state import Limits, RunState, RunStop, Terminated, command_timeout
 from coder.loop.trace import Listener, TraceWriter
 from coder.loop.turns import Session
 from coder.loop.usage import UsageError
@@ -45,7 +47,13 @@ from coder.models.registry import default_model_spec, hosted_api_note, make_mode
 from coder.tools.textfile import printable
 from coder.tools.toolbox import ToolBox
 from coder.verdict.base_probe import BaseProbe
-from coder.verdict.baseline import Baseline, BaselineUnrunnable, raised_limit, run_baseline
+from coder.verdict.baseline import (
+    Baseline,
+    BaselineCut,
+    BaselineUnrunnable,
+    raised_limit,
+    run_baseline,
+)
 from coder.verdict.final_check import final_check, reusable_run, unchanged_check
 from coder.verdict.scoping import artifacts_of, targets_for
 from contracts import invariants as inv
@@ -60,6 +68,7 @@ from sandbox.limits import Limits as CommandLimits
 from sandbox.passenv import PassedEnv, PassEnvError, passed_environment
 from sandbox.policy import PathPolicy
 from sandbox.repo_env import RepoEnvironment, RepoEnvironmentError, prepare_environment
+from sandbox.secrets import SecretScan
 from sandbox.setup import SetupFailed, run_setup
 from sandbox.workspace import Workspace, WorkspaceError, new_run_id, prune_stale_worktrees
 from sandbox.wrapper import EnvSandbox
@@ -153,12 +162,14 @@ Drive = Callable[[Runtime, Workspace, str, RunOptions], T]
 
 
 def _passed_env(options: RunOptions, config: RepoConfig | None) -> PassedEnv:
-    """`--env` and the repository's `pass_env`; a name that is no variable's name is bad input."""
+    """`--env` and the repository's `pass_env`, judged with the harness's own secret scanner;
+    a name that is no variable's name is bad input."""
     try:
         return passed_environment(
             os.environ,
             config_names=(config.pass_env if config else None) or [],
             cli_names=options.pass_env,
+            scanner=lambda secrets: SecretScan(secrets).holds,
         )
     except PassEnvError as exc:
         raise UsageError(str(exc)) from None
@@ -180,8 +191,9 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         raise UsageError(str(exc)) from None
     passed = _passed_env(options, config)
     given = _given_plan(options, repo)
-    model_spec, model = _model(options, config.model if config else None)
-    limits = _limits(options, config, model)
+    model_spec, model = _model(options)
+    settings = [note] if (note := ignored_model(config)) else []  # what it may not set
+    limits = _limits(options, config, model, settings)
     run_id = options.run_id or new_run_id()
     run_dir = options.out_dir.resolve() if options.out_dir else coder_path(repo, "runs", run_id)
     fresh = _first_missing(run_dir)
@@ -193,7 +205,8 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
     mode, protected, warnings = confinement(
         config, sandbox_flag=options.sandbox, always_protected=options.always_protected
     )
-    for warning in warnings:
+    settings += warnings
+    for warning in settings:
         _warn(options, warning)
     try:
         prune_stale_worktrees(repo)
@@ -251,17 +264,17 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
             environment=environment,
             protected=protected,
             test_cmd=test_cmd,
+            settings=[*settings, *passed.notes],
         )
         rt.state.started = started
-        setup_cmd = config.setup_cmd if config else None
-        if setup_cmd:
-            _setup(rt, workspace, setup_cmd)
+        rt.setup_cmd = config.setup_cmd if config else None
         rt.given_plan, rt.revise = given, options.revise
         rt.approval = PlanApproval(options.reviewer) if options.approve else None
         try:
             outcome = drive(rt, workspace, model_spec, options)
         except BaselineUnrunnable as exc:
-            _discard(run_dir, fresh)
+            if not isinstance(exc, SetupUnrunnable):  # its setup.log and trace are kept
+                _discard(run_dir, fresh)
             workspace.delete_branch()
             raise UsageError(str(exc)) from None
     return outcome, run_dir
@@ -308,6 +321,7 @@ def _runtime(
     environment: RepoEnvironment,
     protected: list[str],
     test_cmd: str | None,
+    settings: list[str],
 ) -> Runtime:
     run_dir.mkdir(parents=True, exist_ok=True)
     trace = TraceWriter(run_dir / "trace.jsonl", run_id)
@@ -332,6 +346,7 @@ def _runtime(
         user_tree_dirty=workspace.user_tree_dirty,
         notes=workspace.notes,
         limits=limits.__dict__,
+        settings=settings,
     )
     trace.emit("environment", **environment.summary())
     return Runtime(
@@ -432,15 +447,21 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
         earlier_wall = resume.saved.spent.wall_s
     spent = rt.state.spent
     earlier = replace(spent)
+    if rt.setup_cmd:
+        _setup(rt, workspace, rt.setup_cmd)
     if rt.baseline is None:
         with spent.clock("baseline_s"):
-            rt.baseline = run_baseline(
-                rt.sandbox,
-                rt.root,
-                rt.test_cmd,
-                rt.limits.cmd_timeout_s,
-                allow_no_tests=rt.allow_no_tests,
-            )
+            try:
+                rt.baseline = run_baseline(
+                    rt.sandbox,
+                    rt.root,
+                    rt.test_cmd,
+                    rt.limits.cmd_timeout_s,
+                    allow_no_tests=rt.allow_no_tests,
+                    run_left_s=rt.limits.timeout_s - rt.state.elapsed(),
+                )
+            except BaselineCut as cut:
+                raise RunStop("timeout", str(cut)) from None
         rt.trace.emit("baseline", **rt.baseline.event(), **_fit_command_limit(rt, rt.baseline))
     red = known_red(rt.baseline)
     rt.toolbox.known_red = red.known if red else None
@@ -451,19 +472,30 @@ def prepare(rt: Runtime, workspace: Workspace, resume: ResumePoint | None) -> Ba
     return rt.baseline
 
 
+class SetupUnrunnable(BaselineUnrunnable):
+    """setup_cmd could not prepare the worktree: the run never began (exit 2), like a test
+    command that cannot run, but its run directory keeps setup.log and the trace."""
+
+
 def _setup(rt: Runtime, workspace: Workspace, command: str) -> None:
-    """The repository's setup_cmd, before the baseline; a failure ends the run before it
-    began (exit 2), with the output's tail in the run directory and the trace."""
+    """The repository's setup_cmd, before the baseline, within what is left of the run's
+    --timeout: cut by it, the run stops with `timeout` as any run does; any other failure
+    ends the run before it began (exit 2), with the output's tail in the run directory."""
+    limit = command_timeout(rt.limits, rt.state)
     try:
-        result = run_setup(rt.sandbox, rt.root, command, rt.limits.cmd_timeout_s)
+        result = run_setup(rt.sandbox, rt.root, command, limit)
     except SetupFailed as failure:
         (rt.run_dir / "setup.log").write_text(rt.trace.redact(failure.log) + "\n", encoding="utf-8")
+        cut = failure.result is not None and failure.result.timed_out
+        if cut and limit < rt.limits.cmd_timeout_s:
+            rt.trace.emit("setup", command=command, status="timeout", log=failure.log)
+            raise RunStop(
+                "timeout", f"the run passed its {rt.limits.timeout_s:.0f}s timeout in setup_cmd"
+            ) from None
         rt.trace.emit(
             "setup", command=command, status="failed", message=str(failure), log=failure.log
         )
-        rt.trace.close()
-        workspace.delete_branch()
-        raise UsageError(f"{failure} (output: {rt.run_dir / 'setup.log'})") from None
+        raise SetupUnrunnable(f"{failure} (output: {rt.run_dir / 'setup.log'})") from None
     rt.trace.emit("setup", command=command, status="ok", duration_s=round(result.duration_s, 3))
 
 
@@ -508,9 +540,13 @@ def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
     reuse = reusable_run(rt.root, rt.state.full_run, rt.test_cmd)
     final = unchanged_check(rt.checkpoints, rt.base_commit)
     if final is None:
+        limit = command_timeout(rt.limits, rt.state)
         with rt.state.spent.clock("final_check_s"):
-            final = final_check(
-                rt.sandbox, rt.root, base, rt.limits.cmd_timeout_s, reuse, _removed(rt), rt.probe
+            final = final_check(rt.sandbox, rt.root, base, limit, reuse, _removed(rt), rt.probe)
+        if final.timed_out and limit < rt.limits.cmd_timeout_s:  # cut by the run's --timeout
+            raise RunStop(
+                "timeout",
+                f"the run passed its {rt.limits.timeout_s:.0f}s timeout in the final check",
             )
     rt.trace.emit(
         "verification",
@@ -540,9 +576,10 @@ def _discard(run_dir: Path, fresh: Path | None) -> None:
         (run_dir / "trace.jsonl").unlink(missing_ok=True)
 
 
-def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:
+def _model(options: RunOptions) -> tuple[str, Model]:
+    """The command line's model, else the default; never the repository's (ignored_model)."""
     try:
-        spec = options.model or configured or default_model_spec(os.environ)
+        spec = options.model or default_model_spec(os.environ)
         model = make_model(spec, base_url=options.base_url)
     except (ModelConfigError, ConfigError) as exc:
         raise UsageError(str(exc)) from None
@@ -559,40 +596,48 @@ DEFAULT_REVISIONS = {"reflect": 1}
 """Reflect mode critiques once unless told otherwise (its rounds are its revisions)."""
 
 
-def _limits(options: RunOptions, config: Any, model: Model) -> Limits:
+def _limits(options: RunOptions, config: Any, model: Model, warnings: list[str]) -> Limits:
+    """The flags, else the repository's values where they are no looser than the defaults
+    (each looser one adds a line to `warnings`), else the defaults."""
     base = Limits()
 
     def pick(flag: Any, key: str, default: Any) -> Any:
+        """The flag, else the file's value when it tightens `default`; None: the default."""
         if flag is not None:
             return flag
-        value = getattr(config, key, None) if config else None
-        return value if value is not None else default
+        value, warning = repository_limit(config, key, default)
+        if warning:
+            warnings.append(warning)
+        return value
 
-    reply = pick(options.max_reply_tokens, "max_reply_tokens", None)
-    context = pick(options.context_tokens, "context_tokens", None)
     window = None
-    if (reply is None or context is None) and isinstance(model, ReportsWindow):
+    flagged = options.max_reply_tokens is not None and options.context_tokens is not None
+    if not flagged and isinstance(model, ReportsWindow):
         window = model.context_window()
+    natural = token_limits(window)  # what the run has without the file
+    reply = pick(options.max_reply_tokens, "max_reply_tokens", natural.reply)
+    context = pick(options.context_tokens, "context_tokens", natural.context)
     tokens = token_limits(window, reply=reply, context=context)
     if window and options.warn and tokens.reply + tokens.context > window.tokens:
         options.warn(
             f"a {tokens.context}-token context plus a {tokens.reply}-token reply exceed the "
             f"{window.tokens}-token window ({window.source}); the server may refuse requests"
         )
+    revisions = DEFAULT_REVISIONS.get(options.mode, base.max_revisions)
+    turns = pick(options.max_turns, "max_turns", base.max_turns)
+    revised = pick(options.max_revisions, "max_revisions", revisions)
+    cmd_timeout = pick(options.cmd_timeout_s, "cmd_timeout", base.cmd_timeout_s)
+    masking = min(tokens.context, THRESHOLD_CAP)
     return Limits(
-        max_turns=pick(options.max_turns, "max_turns", base.max_turns),
-        max_revisions=pick(
-            options.max_revisions,
-            "max_revisions",
-            DEFAULT_REVISIONS.get(options.mode, base.max_revisions),
-        ),
+        max_turns=base.max_turns if turns is None else turns,
+        max_revisions=revisions if revised is None else revised,
         timeout_s=options.timeout_s or base.timeout_s,
-        cmd_timeout_s=pick(options.cmd_timeout_s, "cmd_timeout", base.cmd_timeout_s),
+        cmd_timeout_s=base.cmd_timeout_s if cmd_timeout is None else cmd_timeout,
         max_tokens=options.max_tokens or base.max_tokens,
         context_tokens=tokens.context,
         max_reply_tokens=tokens.reply,
         token_source=tokens.source,
-        mask_threshold=pick(options.mask_threshold, "mask_threshold", base.mask_threshold),
+        mask_threshold=pick(options.mask_threshold, "mask_threshold", masking),
     )
 
 

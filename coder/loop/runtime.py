@@ -60,6 +60,8 @@ class Runtime:
     probe: BaseProbe | None = None
     """Runs a part of the test command at the base where the baseline's log says nothing of
     it (a lint hook npm did not reach there)."""
+    setup_cmd: str | None = None
+    """The repository's setup_cmd: run first, within the run's --timeout (runner.prepare)."""
 
     def budget_left(self) -> str:
         s, lim = self.state, self.limits

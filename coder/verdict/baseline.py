@@ -43,6 +43,10 @@ class BaselineUnrunnable(Exception):
     """The test command cannot run at all: one line for the person, nothing started."""
 
 
+class BaselineCut(Exception):
+    """The run's --timeout ran out while the baseline ran: the run stops with `timeout`."""
+
+
 @dataclass(frozen=True)
 class Baseline:
     command: str | None
@@ -117,9 +121,12 @@ def run_baseline(
     timeout_s: float,
     *,
     allow_no_tests: bool = False,
+    run_left_s: float | None = None,
 ) -> Baseline:
     """Raises BaselineUnrunnable when the command cannot start, timed out, or ran no test
-    (unless `allow_no_tests`): the run must not begin, since no verdict could be trusted."""
+    (unless `allow_no_tests`): the run must not begin, since no verdict could be trusted.
+    `run_left_s`: what is left of the run's --timeout, which bounds the baseline too
+    (BaselineCut when it was what cut it)."""
     if not command:
         if allow_no_tests:
             return Baseline(None)
@@ -129,8 +136,13 @@ def run_baseline(
         )
     started = time.monotonic()
     limit = baseline_limit(timeout_s)
+    cut = run_left_s is not None and run_left_s < limit
+    if run_left_s is not None and cut:
+        limit = max(1.0, run_left_s)
     run = run_tests(sandbox, root, command, limit)
     duration = time.monotonic() - started
+    if cut and run.result.timed_out:
+        raise BaselineCut(f"the run passed its --timeout in the baseline (`{command}`)")
     problem = unrunnable(run) or timed_out(run, limit)
     if problem is None and not allow_no_tests:
         problem = ran_no_test(run)

@@ -142,3 +142,53 @@ def test_a_linked_configuration_file_is_refused_and_never_read(tmp_path):
     (repo / ".coder.toml").symlink_to(private / "c.toml")
     with pytest.raises(ConfigError, match=r"\.coder\.toml is a symlink"):
         load_repo_config(repo)
+
+
+def test_a_file_naming_a_model_is_valid_and_says_it_is_ignored(tmp_path):
+    from coder.config import ignored_model
+
+    (tmp_path / ".coder.toml").write_text('model = "script:.model.json"\nmax_turns = 5\n')
+    config = load_repo_config(tmp_path)
+    assert config.max_turns == 5
+    assert ignored_model(config) == (
+        "the repository's configuration names a model; ignored: only --model on the command "
+        "line chooses the model"
+    )
+    assert ignored_model(load_repo_config(tmp_path / "absent")) is None
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "default", "kept"),
+    [
+        ("cmd_timeout", 100000.0, 120.0, None),
+        ("cmd_timeout", 30.0, 120.0, 30.0),
+        ("cmd_timeout", 120.0, 120.0, 120.0),
+        ("max_turns", 61, 60, None),
+        ("max_revisions", 0, 3, 0),
+        ("context_tokens", 9000, 24000, 9000),
+    ],
+)
+def test_a_repository_limit_counts_only_when_it_tightens(key, value, default, kept):
+    from coder.config import RepoConfig, repository_limit
+
+    value_of, warning = repository_limit(RepoConfig(**{key: value}), key, default)
+    assert value_of == kept
+    assert (warning is None) == (kept is not None)
+    if warning:
+        assert f"sets {key} = {value:g}, above the {default:g} this run has; ignored" in warning
+
+
+def test_what_a_repository_may_set_is_written_down_for_every_key():
+    """Each key has its line in REPOSITORY_MAY_SET and in the README's Configuration section."""
+    from pathlib import Path
+
+    from coder.config import LIMIT_FLAGS, REPOSITORY_MAY_SET, RepoConfig
+
+    assert set(REPOSITORY_MAY_SET) == set(RepoConfig.model_fields)
+    assert set(LIMIT_FLAGS) <= set(REPOSITORY_MAY_SET)
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    for key in REPOSITORY_MAY_SET:
+        assert f"`{key}`" in section, key
+    for flag in LIMIT_FLAGS.values():
+        assert flag in readme, flag

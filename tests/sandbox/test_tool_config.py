@@ -51,6 +51,97 @@ def test_each_format_keeps_settings_and_drops_credentials() -> None:
     assert "npmRegistryServer: https://c" in kept and "corp:" in kept
 
 
+_SHAPES = [
+    (
+        "npmrc-key",
+        "registry=https://r.example/\nkey=S3CRET-PEM\notp=S3CRET-OTP\n",
+        "registry=https://r.example/\n",
+        ["key", "otp"],
+    ),
+    (
+        "npmrc-array",
+        "//r.example/:_authToken[]=S3CRET\nstrict-ssl=true\n",
+        "strict-ssl=true\n",
+        ["//r.example/:_authToken[]"],
+    ),
+    (
+        "yarnrc-spaced",
+        '"//registry.npmjs.org/:_authToken" "S3CRET"\n_password S3CRET\nregistry "https://r"\n',
+        'registry "https://r"\n',
+        ["//registry.npmjs.org/:_authToken", "_password"],
+    ),
+    (
+        "toml-inline-table",
+        'registries = { corp = { index = "https://c", token = "S3CRET" } }\njobs = 2\n',
+        'registries = { corp = { index = "https://c" } }\njobs = 2\n',
+        ["token"],
+    ),
+    (
+        "toml-inline-first",
+        'corp = { token = "S3CRET", index = "https://c" }\n',
+        'corp = { index = "https://c" }\n',
+        ["token"],
+    ),
+    (
+        "toml-inline-whole",
+        'x = { auth = { user = "u", password = "S3CRET" }, y = 1 }\n',
+        "x = { y = 1 }\n",
+        ["auth"],
+    ),
+    (
+        "toml-multiline-basic",
+        'token = """\nS3CRET-1\nS3CRET-2\n"""\njobs = 2\n',
+        "jobs = 2\n",
+        ["token"],
+    ),
+    (
+        "toml-multiline-literal",
+        "[registry]\ntoken = '''S3CRET-1\nS3CRET-2'''\ndefault = \"corp\"\n",
+        '[registry]\ndefault = "corp"\n',
+        ["token"],
+    ),
+    (
+        "toml-array",
+        'password = [\n  "S3CRET",\n  { a = "]" },\n]\njobs = 2\n',
+        "jobs = 2\n",
+        ["password"],
+    ),
+    (
+        "yaml-flow-mapping",
+        'npmScopes: {corp: {npmAuthToken: S3 CRET, npmRegistryServer: "https://c"}}\n',
+        'npmScopes: {corp: {npmRegistryServer: "https://c"}}\n',
+        ["npmAuthToken"],
+    ),
+    (
+        "yaml-flow-top",
+        '{npmAuthToken: S3CRET}\nnpmRegistryServer: "https://y"\n',
+        '{}\nnpmRegistryServer: "https://y"\n',
+        ["npmAuthToken"],
+    ),
+    (
+        "yaml-flow-json",
+        'x: {"npmAuthIdent":"S3CRET", "a": 1}\n',
+        'x: {"a": 1}\n',
+        ["npmAuthIdent"],
+    ),
+    (
+        "quoted-comma-kept",
+        'note = { text = "a,token = b" }\n',
+        'note = { text = "a,token = b" }\n',
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(("shape", "text", "kept", "dropped"), _SHAPES, ids=[s[0] for s in _SHAPES])
+def test_every_shape_of_a_credential_is_taken_out(
+    shape: str, text: str, kept: str, dropped: list[str]
+) -> None:
+    scrubbed, said = scrub_lines(text)
+    assert (scrubbed, said) == (kept, dropped)
+    assert "S3CRET" not in scrubbed and all("S3CRET" not in d for d in said)
+
+
 @needs_bwrap
 def test_commands_see_the_configuration_without_its_credentials(
     visible_base: Path, monkeypatch: pytest.MonkeyPatch

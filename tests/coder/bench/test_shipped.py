@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -70,8 +73,18 @@ def clones(tmp_path: Path) -> Path:
     return build_repos(TINY / "repos", tmp_path / "clones")
 
 
-def test_prepare_runs_once_and_is_then_reused_offline(clones, tmp_path, monkeypatch):
-    count = tmp_path / "count"
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """A directory a prepare command may write to: under a root harness it runs as `nobody`,
+    which cannot reach pytest's 0700 tmp_path."""
+    folder = Path(tempfile.mkdtemp(prefix="coder-test-shared-"))
+    folder.chmod(0o777)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_prepare_runs_once_and_is_then_reused_offline(clones, tmp_path, monkeypatch, shared):
+    count = shared / "count"
     instance = tiny("tinyjs__clamp-1", prepare=f"{PREPARE} && echo ran >> {count}")
     said: list[str] = []
     first = prepare_all([instance], clones, tmp_path / "cache", said.append)
@@ -109,7 +122,7 @@ def test_the_same_lockfile_is_installed_once_and_copied(clones, tmp_path):
     assert said[3] == f"prepare tinyjs__clamp-2: {other.prepare}"  # not a plain npm ci: run
 
 
-def test_repositories_are_prepared_side_by_side(tmp_path):
+def test_repositories_are_prepared_side_by_side(tmp_path, shared):
     """Each prepare waits (10s at most) for the other to have started: only side by side do
     both succeed."""
     repos = tmp_path / "repos"
@@ -123,8 +136,8 @@ def test_repositories_are_prepared_side_by_side(tmp_path):
 
     def waiting(mine: str, theirs: str) -> str:
         return (
-            f"touch {tmp_path / mine}; for i in $(seq 200); do "
-            f"[ -e {tmp_path / theirs} ] && exit 0; sleep 0.05; done; echo error: alone; exit 1"
+            f"touch {shared / mine}; for i in $(seq 200); do "
+            f"[ -e {shared / theirs} ] && exit 0; sleep 0.05; done; echo error: alone; exit 1"
         )
 
     first = tiny("tinyjs__clamp-2", prepare=waiting("a", "b"))

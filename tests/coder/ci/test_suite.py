@@ -48,6 +48,18 @@ def test_command_from_flag_then_config_then_detection(tmp_path: Path) -> None:
     assert broken.command is not None and broken.command.source == "detected"
 
 
+def test_a_pull_requests_config_may_shorten_the_suites_time_never_lengthen_it(
+    tmp_path: Path,
+) -> None:
+    repo, _base, _head = js_pr(tmp_path)
+    write(repo, {".coder.toml": "cmd_timeout = 100000\n"})
+    longer = choose_test_command(None, repo)
+    assert longer.timeout_s == 600
+    assert "sets cmd_timeout = 100000, above the 600 this run has; ignored" in longer.warnings[0]
+    write(repo, {".coder.toml": "cmd_timeout = 30\n"})
+    assert choose_test_command(None, repo).timeout_s == 30
+
+
 def test_the_tree_of_a_commit_sees_the_checkouts_ignored_dependencies(tmp_path: Path) -> None:
     """`coder ci` gets the environment a run gets: the checkout's ignored node_modules
     (with a bare sandbox of the tree the same suite fails: "Cannot find module")."""
