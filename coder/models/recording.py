@@ -2,7 +2,9 @@
 
 Replaying that file with `script:PATH` gives the loop the same tool calls turn for turn, offline
 and without a key. The file is rewritten atomically after every reply, so a run that crashes or is
-interrupted still leaves a valid script of the turns it had.
+interrupted still leaves a valid script of the turns it had. A reply that holds a secret the
+harness holds (the API key a prompt-injected model echoes, reversed, encoded) is recorded as the
+trace records it: its exact forms replaced, a string holding another form withheld.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 
+from coder.loop.redact import Redactor
 from coder.models.base import ContextWindow, Message, Model, ModelReply, ReportsWindow, ToolSpec
 
 
@@ -32,6 +35,17 @@ def turn_from_reply(reply: ModelReply) -> dict[str, Any]:
         turn["text"] = reply.text
     turn["usage"] = usage
     return turn
+
+
+def scrubbed(value: Any, redact: Redactor) -> Any:
+    """A JSON-like value with every string, keys too, redacted or withheld whole."""
+    if isinstance(value, str):
+        return redact.whole(value)
+    if isinstance(value, list):
+        return [scrubbed(v, redact) for v in value]
+    if isinstance(value, dict):
+        return {redact.whole(str(k)): scrubbed(v, redact) for k, v in value.items()}
+    return value
 
 
 def write_script(path: Path, turns: Sequence[dict[str, Any]]) -> None:
@@ -56,6 +70,7 @@ class RecordingModel:
         self.name = inner.name
         self.path = path
         self.turns: list[dict[str, Any]] = []
+        self.redact = Redactor()
 
     def context_window(self) -> ContextWindow | None:
         return self.inner.context_window() if isinstance(self.inner, ReportsWindow) else None
@@ -76,6 +91,6 @@ class RecordingModel:
             max_tokens=max_tokens,
             timeout_s=timeout_s,
         )
-        self.turns.append(turn_from_reply(reply))
+        self.turns.append(scrubbed(turn_from_reply(reply), self.redact))
         write_script(self.path, self.turns)
         return reply
