@@ -533,8 +533,10 @@ def _model(options: RunOptions, configured: str | None) -> tuple[str, Model]:
     if options.warn and (note := hosted_api_note(model, options.base_url, os.environ)):
         options.warn(note)
     if options.record:
-        from coder.models.recording import RecordingModel
+        from coder.models.recording import RecordingModel, record_problem
 
+        if problem := record_problem(options.record):
+            raise UsageError(problem)
         model = RecordingModel(model, options.record)
     return spec, model
 

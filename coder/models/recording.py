@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,26 @@ def write_script(path: Path, turns: Sequence[dict[str, Any]]) -> None:
     temporary = path.with_name(f".{path.name}.tmp")
     temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, path)
+
+
+def record_problem(path: Path) -> str | None:
+    """Why `--record PATH` could not be written, in one line, or None. Checked before the run
+    starts (the file is first written after the first reply, when a failure would end the run):
+    PATH is not a directory, and the nearest directory on its way that exists takes a new file
+    (a throwaway one is made there and removed); nothing else is created."""
+    if path.is_dir():
+        return f"--record {path}: is a directory; name a file"
+    where = path.parent
+    while not where.exists() and not where.is_symlink() and where != where.parent:
+        where = where.parent
+    if not where.is_dir():
+        return f"--record {path}: {where} is not a directory"
+    try:
+        with tempfile.TemporaryFile(dir=where, prefix=".coder-record-"):
+            pass
+    except OSError as exc:
+        return f"--record {path}: cannot write in {where} ({exc.strerror or exc})"
+    return None
 
 
 class RecordingModel:
