@@ -29,10 +29,19 @@ def small_tmpfs(where: Path, size: str = "64k", *, read_only: bool = False) -> I
 
 def fill(where: Path) -> None:
     """Use up every byte left on the file system that holds `where`."""
-    with (where / "filler").open("wb") as out:
-        try:
-            while True:
-                out.write(b"\0" * 4096)
-                out.flush()
-        except OSError:
-            pass
+    fd = os.open(where / "filler", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        block = b"\0" * 4096
+        while True:
+            try:
+                os.write(fd, block)
+            except OSError:
+                break
+        for size in (512, 64, 1):  # the last partial block
+            try:
+                while True:
+                    os.write(fd, block[:size])
+            except OSError:
+                continue
+    finally:
+        os.close(fd)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -25,6 +27,7 @@ from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.baseline import Baseline, BaselineUnrunnable, raised_limit, run_baseline
 from coder.loop.context import BatchMasking, ContextPolicy
+from coder.loop.diskfull import Reserve, disk_full, unless_full
 from coder.loop.final_check import final_check, reusable_run, unchanged_check
 from coder.loop.given_plan import load_given_plan
 from coder.loop.journal import Journal
@@ -231,7 +234,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         NamedEnv({**COMMAND_ENV, **options.command_env, **passed.values}, explicit=explicit),
         watchers=options.listeners,
     )
-    with workspace:
+    with workspace, _no_start_on_full_disk(run_dir, fresh, workspace):
         rt = _runtime(
             options,
             workspace,
@@ -258,6 +261,21 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
             workspace.delete_branch()
             raise UsageError(str(exc)) from None
     return outcome, run_dir
+
+
+@contextmanager
+def _no_start_on_full_disk(
+    run_dir: Path, fresh: Path | None, workspace: Workspace
+) -> Iterator[None]:
+    """A disk too full for the run's first records: nothing was done, one line (UsageError)."""
+    try:
+        yield
+    except OSError as exc:
+        if (full := disk_full(exc, [run_dir])) is None:
+            raise
+        _discard(run_dir, fresh)
+        workspace.delete_branch()
+        raise UsageError(f"{full}; nothing was done") from None
 
 
 def _given_plan(options: RunOptions, repo: Path) -> ValidPlan | None:
@@ -370,6 +388,7 @@ def _drive(
     a test command that cannot run at all: then the run never began and writes nothing."""
     reason, message, final = "interrupted", "interrupted", None
     unrunnable = False
+    reserve = Reserve(rt.run_dir)
     Journal.attach(rt, options, model_spec, workspace)
     try:
         base = prepare(rt, workspace, options.resume)
@@ -389,9 +408,12 @@ def _drive(
         unrunnable = True
         raise
     except Exception as exc:
-        reason, message = "interrupted", f"internal error: {type(exc).__name__}: {exc}"
-        raise
+        full = disk_full(exc, [rt.run_dir, rt.root, Path(tempfile.gettempdir())])
+        reason, message = "interrupted", f"internal error: {full or f'{type(exc).__name__}: {exc}'}"
+        if full is None:
+            raise
     finally:
+        reserve.release()
         if not unrunnable:
             result = write_outputs(
                 rt,
@@ -402,15 +424,17 @@ def _drive(
                 message=message,
                 final=final,
             )
-            rt.trace.emit(
-                "run_finished",
-                status=result.status,
-                stop_reason=result.stop_reason,
-                message=result.message,
-                wall_s=result.wall_s,
-                timing=result.timing.model_dump(),
-            )
-        rt.trace.close()
+            with unless_full():
+                rt.trace.emit(
+                    "run_finished",
+                    status=result.status,
+                    stop_reason=result.stop_reason,
+                    message=result.message,
+                    wall_s=result.wall_s,
+                    timing=result.timing.model_dump(),
+                )
+        with unless_full():
+            rt.trace.close()
     return rt, workspace, result
 
 
