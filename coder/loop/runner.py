@@ -35,7 +35,7 @@ from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
 from coder.loop.resume_point import ResumePoint
-from coder.loop.rundirs import cache_dir, coder_path
+from coder.loop.rundirs import RunDirTaken, cache_dir, claim_run_dir, coder_path, refuse_taken
 from coder.loop.runtime import COMMAND_ENV, EnvSandbox, Runtime
 from coder.loop.state import Limits, RunState, RunStop, Terminated
 from coder.loop.trace import Listener, TraceWriter
@@ -186,6 +186,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
             options.out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"--out {options.out_dir}: {exc.strerror or exc}") from None
+        refuse_taken(run_dir)
     mode, protected, warnings = confinement(
         config, sandbox_flag=options.sandbox, always_protected=options.always_protected
     )
@@ -234,7 +235,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         NamedEnv({**COMMAND_ENV, **options.command_env, **passed.values}, explicit=explicit),
         watchers=options.listeners,
     )
-    with workspace, _no_start_on_full_disk(run_dir, fresh, workspace):
+    with workspace, _unstarted(run_dir, fresh, workspace):
         rt = _runtime(
             options,
             workspace,
@@ -264,12 +265,14 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
 
 
 @contextmanager
-def _no_start_on_full_disk(
-    run_dir: Path, fresh: Path | None, workspace: Workspace
-) -> Iterator[None]:
-    """A disk too full for the run's first records: nothing was done, one line (UsageError)."""
+def _unstarted(run_dir: Path, fresh: Path | None, workspace: Workspace) -> Iterator[None]:
+    """A disk too full for the run's first records, or a run directory another run took first:
+    nothing was done, one line (UsageError)."""
     try:
         yield
+    except RunDirTaken:
+        workspace.delete_branch()
+        raise
     except OSError as exc:
         if (full := disk_full(exc, [run_dir])) is None:
             raise
@@ -320,7 +323,7 @@ def _runtime(
     protected: list[str],
     test_cmd: str | None,
 ) -> Runtime:
-    run_dir.mkdir(parents=True, exist_ok=True)
+    claim_run_dir(run_dir)
     trace = TraceWriter(run_dir / "trace.jsonl", run_id)
     for listener in options.listeners:
         trace.subscribe(listener)
@@ -610,7 +613,8 @@ def _drop_branch(workspace: Workspace, result: RunResult, run_dir: Path) -> None
     """A run that never got a reply from the model did nothing: leave no branch behind."""
     workspace.delete_branch()
     result.message += f" (branch {result.branch} removed: the model was never reached)"
-    save_result(run_dir, result)
+    with unless_full():
+        save_result(run_dir, result)
 
 
 def _completed_message(rt: Runtime) -> str:

@@ -219,3 +219,55 @@ def test_a_missing_or_linked_final_patch_is_refused(tmp_path):
     patch.unlink()
     patch.write_bytes(kept)
     assert coder("apply", str(out), "--repo", str(repo)).returncode == 0
+
+
+def test_a_second_run_into_the_same_out_is_refused_and_apply_takes_the_first(tmp_path):
+    repo, out = verified_run(tmp_path, FIX)
+    first = result_of(out)
+    branches = git(repo, "branch", "--list", "coder/*")
+    other = write_script(
+        tmp_path / "other.json",
+        [
+            plan(step("touch-readme", ["README.md"], [])),
+            {"tool": "write_file", "input": {"path": "README.md", "content": "other\n"}},
+            {"tool": "finish_step", "input": {"summary": "the other run"}},
+        ],
+    )
+    before = snapshot(repo)
+    second = coder(*run_args(repo, other, "--out", str(out)))
+    assert second.returncode == 2, second.stdout + second.stderr
+    assert f"--out {out} already holds a run" in second.stderr
+    assert len(second.stderr.strip().splitlines()) == 1, second.stderr
+    assert snapshot(repo) == before and git(repo, "branch", "--list", "coder/*") == branches
+    assert result_of(out) == first
+    assert coder("apply", str(out), "--repo", str(repo)).returncode == 0
+    assert "return a + b" in (repo / "calc.py").read_text()
+    assert not (repo / "README.md").exists() or "other" not in (repo / "README.md").read_text()
+
+
+def test_a_run_going_on_keeps_its_out_from_a_second(tmp_path):
+    repo = make_calc_repo(tmp_path)
+    go = tmp_path / "go"
+    waits = [
+        plan(FIX_STEP),
+        {"tool": "run", "input": {"command": f"until [ -e {go} ]; do sleep 0.05; done"}},
+        {"tool": "edit_file", "input": FIX_ADD},
+        {"tool": "finish_step", "input": {"summary": "fixed add"}},
+    ]
+    out = tmp_path / "run"
+    script = write_script(tmp_path / "s.json", waits)
+    running = start_coder(
+        *run_args(repo, script, "--out", str(out), "--sandbox", "none", "--cmd-timeout", "60")
+    )
+    assert running.stdout is not None
+    assert running.stdout.readline().startswith("coder contract run")
+    second = coder(*run_args(repo, write_script(tmp_path / "t.json", FIX), "--out", str(out)))
+    go.touch()
+    stdout, stderr = running.communicate(timeout=120)
+    assert running.returncode == 0, stdout + stderr
+    assert second.returncode == 2 and "already holds a run" in second.stderr, second.stderr
+    assert len(git(repo, "branch", "--list", "coder/*").splitlines()) == 1
+    run_ids = {
+        json.loads(line)["run_id"] for line in (out / "trace.jsonl").read_text().splitlines()
+    }
+    assert run_ids == {result_of(out)["run_id"]}
