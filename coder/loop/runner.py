@@ -49,6 +49,7 @@ from coder.models.registry import default_model_spec, hosted_api_note, make_mode
 from coder.tools.textfile import printable
 from coder.tools.toolbox import ToolBox
 from contracts.result import FinalCheck, PullRequestRecord, RunResult
+from contracts.saved_run import STATE_FILE
 from contracts.validation import ValidPlan
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox, SandboxUnavailable, make_sandbox
@@ -138,6 +139,7 @@ def run_task(options: RunOptions) -> RunOutcome:
     (rt, workspace, result), run_dir = open_run(options, _drive)
     if rt.state.replies == 0 and workspace.owns_branch:
         _drop_branch(workspace, result, run_dir)
+        return RunOutcome(result, run_dir, NOTHING_DONE)
     return RunOutcome(result, run_dir, _take(workspace.repo, result, run_dir, options.apply))
 
 
@@ -609,9 +611,14 @@ def _limits(options: RunOptions, config: Any, model: Model) -> Limits:
     )
 
 
+NOTHING_DONE = "nothing was done: the model was never reached (start it again with coder run)"
+
+
 def _drop_branch(workspace: Workspace, result: RunResult, run_dir: Path) -> None:
-    """A run that never got a reply from the model did nothing: leave no branch behind."""
+    """A run that never got a reply from the model did nothing: leave no branch behind, and no
+    state.json offering a resume of it."""
     workspace.delete_branch()
+    (run_dir / STATE_FILE).unlink(missing_ok=True)
     result.message += f" (branch {result.branch} removed: the model was never reached)"
     with unless_full():
         save_result(run_dir, result)
