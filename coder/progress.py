@@ -4,6 +4,10 @@ Fed by trace events, so what a person sees is exactly what the trace records, pl
 sandbox's notes of a command starting and ending (never traced), so that the status line can
 say which command is running and for how long, ticking while it runs. Every tool call the
 model makes is one line as it happens. `quiet` keeps only the run's last line.
+
+A listener sees the event as it was made, before the trace's redaction, so every string shown
+here is redacted the same way (a secret the harness holds, in a model's reply or a command,
+never reaches the terminal: its exact forms replaced, a string holding another form withheld).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from rich.status import Status
 from rich.text import Text
 
 from coder.display import map_strings, markup_safe
+from coder.loop.redact import Redactor
 from coder.models.pricing import cost_usd
 from coder.verdict.baseline import ENVIRONMENT_FIX
 
@@ -81,6 +86,7 @@ class ProgressPrinter:
         self.mode = ""
         self.command: str | None = None
         self.command_started = 0.0
+        self.redact = Redactor()
         live = console.is_terminal and not quiet
         self.live: Status | None = console.status(_Status(self)) if live else None
         if self.live:
@@ -105,9 +111,10 @@ class ProgressPrinter:
             return
         line: str | None
         if kind == "action":
-            line = markup_safe(tool_line(str(event.get("tool") or "?"), event.get("args")))
+            args = map_strings(event.get("args"), self.redact.whole)
+            line = markup_safe(tool_line(self.redact.whole(str(event.get("tool") or "?")), args))
         else:
-            line = self._line(kind, map_strings(event, markup_safe))
+            line = self._line(kind, map_strings(event, lambda s: markup_safe(self.redact.whole(s))))
         if line and (not self.quiet or kind == "run_finished"):
             self.console.print(line, highlight=False, soft_wrap=True)
 
@@ -116,7 +123,7 @@ class ProgressPrinter:
         if note["type"] == "command_finished":
             self.command = None
             return
-        command = " ".join(shown_command(str(note["command"])).split())
+        command = " ".join(self.redact.whole(shown_command(str(note["command"]))).split())
         if self.phase in ("starting", "setup") and self.test_cmd and command == self.test_cmd:
             self.phase = "baseline"
         self.command = command if len(command) <= SHOWN_ARG else command[: SHOWN_ARG - 1] + "…"

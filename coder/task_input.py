@@ -27,7 +27,7 @@ def read_task(task: str | None, task_file: Path | None, stdin: TextIO | None = N
         text = _read_file(task_file)
         source = str(task_file)
     elif task == "-":
-        text = (stdin or sys.stdin).read(MAX_TASK_BYTES + 1)
+        text = _read_stdin(stdin or sys.stdin)
         source = "standard input"
     else:
         assert task is not None
@@ -37,6 +37,19 @@ def read_task(task: str | None, task_file: Path | None, stdin: TextIO | None = N
     if not text.strip():
         fail(f"the task from {source} is empty")
     return text.strip("\n") if source != "--task" else text
+
+
+def _read_stdin(stdin: TextIO | None) -> str:
+    """Standard input's text; a closed descriptor (`<&-`: Python then has no sys.stdin) or one
+    that cannot be read is bad input, said in one line."""
+    if stdin is None:
+        fail("--task -: standard input is closed; pipe the task in or use --task-file FILE")
+    try:
+        return stdin.read(MAX_TASK_BYTES + 1)
+    except UnicodeDecodeError:
+        fail("--task -: standard input is not UTF-8 text")
+    except (OSError, ValueError) as exc:
+        fail(f"--task -: standard input cannot be read: {getattr(exc, 'strerror', None) or exc}")
 
 
 def _read_file(path: Path) -> str:

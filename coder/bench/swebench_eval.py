@@ -4,7 +4,10 @@ As the official harness: the files `test_patch` touches are put back to `base_co
 the model did to them), `test_patch` is applied, the test files run (`pytest -rA`, or for
 JS/TS ids the repository's own test command scoped to them: coder/bench/swebench_tests.py),
 and an instance is resolved when every FAIL_TO_PASS and every PASS_TO_PASS test reads PASSED
-(or XFAIL); a test the log does not name has failed. Confined like every other command.
+(or XFAIL); a test the report does not name has failed. Confined like every other command.
+The statuses come from a report the harness asks the runner for (pytest's JUnit XML), never
+from what the log prints, which a patch can print too; where a runner has no such report, the
+log is read and the evaluation's detail says so.
 
 A test that did not run on the final tree may mean the change broke it, or that this machine
 cannot run the repository's tests at all. The second is never called "unresolved": the same
@@ -41,11 +44,14 @@ class Evaluation:
     fail_to_pass: dict[str, str] = field(default_factory=dict)
     """Each FAIL_TO_PASS test id and the status the log gives it ("missing" when none)."""
     pass_to_pass: dict[str, str] = field(default_factory=dict)
+    outcomes_from: str = ""
+    """Where the statuses were read: pytest's JUnit XML report, or the log (no report)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "detail": self.detail,
+            "outcomes_from": self.outcomes_from,
             "fail_to_pass": _tally(self.fail_to_pass),
             "pass_to_pass": _tally(self.pass_to_pass),
         }
@@ -71,20 +77,22 @@ def evaluate(
                 NOT_EVALUATED,
                 f"{len(unrunnable)} of the instance's tests do not run here even without the "
                 f"change (first: {unrunnable[0]}): {_cause(probe.output)}",
+                outcomes_from=probe.source,
             )
+    read = f"; outcomes from {final.source}" if final.source else ""
     f2p = {t: status_of(t, final.statuses) or "missing" for t in instance.FAIL_TO_PASS}
     p2p = {t: status_of(t, final.statuses) or "missing" for t in instance.PASS_TO_PASS}
     failing = [t for t, s in {**f2p, **p2p}.items() if s not in _PASSING]
     if not failing:
-        detail = f"all {len(f2p)} FAIL_TO_PASS and {len(p2p)} PASS_TO_PASS tests pass"
-        return Evaluation(RESOLVED, detail, f2p, p2p)
+        detail = f"all {len(f2p)} FAIL_TO_PASS and {len(p2p)} PASS_TO_PASS tests pass{read}"
+        return Evaluation(RESOLVED, detail, f2p, p2p, final.source)
     bad_f2p = sum(s not in _PASSING for s in f2p.values())
     bad_p2p = sum(s not in _PASSING for s in p2p.values())
     detail = (
         f"{bad_f2p} of {len(f2p)} FAIL_TO_PASS and {bad_p2p} of {len(p2p)} PASS_TO_PASS tests "
-        f"fail (first: {failing[0]}, {f2p.get(failing[0]) or p2p.get(failing[0])})"
+        f"fail (first: {failing[0]}, {f2p.get(failing[0]) or p2p.get(failing[0])}){read}"
     )
-    return Evaluation(UNRESOLVED, detail, f2p, p2p)
+    return Evaluation(UNRESOLVED, detail, f2p, p2p, final.source)
 
 
 def status_of(case: str, statuses: dict[str, str]) -> str | None:

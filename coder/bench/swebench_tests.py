@@ -7,6 +7,12 @@ the files test_patch touches (`command_for_paths`), run by `run_tests`, its outp
 runner modules. So a JS instance's ids are coder's runner ids (`summarizers.runners`), exactly
 as the suite's builders found them, and the statuses are given in the pytest words the grader
 reads.
+
+Outcomes come from a report the harness asks the runner for, never from lines a test could
+print: pytest writes its JUnit XML into the sandbox's reports directory (a patch that prints
+`PASSED <id>` at exit passes nothing), and when it wrote none, no test counts as run (the log is
+not read instead). A runner without a report coder reads (the JavaScript ones) is read from its
+log, and the evaluation says so.
 """
 
 from __future__ import annotations
@@ -16,12 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder.bench.swebench import Instance
+from sandbox.running import REPORTS_ENV
+from summarizers.runners.pytest import JUNIT_FILE, read_junit
 
 EVAL_TIMEOUT_S = 1800.0
 """The official harness's default per-instance timeout."""
 EVAL_OUTPUT_CAP = 16 << 20
 """Large suites print one summary line per test; all of them must survive the output cap."""
-_WORDS = ("PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL")
 _AS_PYTEST = {
     "passed": "PASSED",
     "failed": "FAILED",
@@ -38,6 +45,8 @@ class TestRun:
     output: str = ""
     problem: str | None = None
     """Why the tests did not run at all (the sandbox, the patch, no test command)."""
+    source: str = ""
+    """Where the statuses were read: a report, or the log (said in the evaluation)."""
 
 
 def run_instance_tests(tree: Path, instance: Instance, test_files: list[str]) -> TestRun:
@@ -55,12 +64,24 @@ def run_instance_tests(tree: Path, instance: Instance, test_files: list[str]) ->
             path = ident.split("::", 1)[0]
             if path not in files:
                 files.append(path)
-        command = "python -m pytest -rA --tb=short -p no:cacheprovider " + " ".join(
-            shlex.quote(f) for f in files
+        command = (
+            "python -m pytest -rA --tb=short -p no:cacheprovider -o junit_family=xunit1 "
+            f'--junitxml="${REPORTS_ENV}/{JUNIT_FILE}" ' + " ".join(shlex.quote(f) for f in files)
         )
         result = sandbox.run(command, cwd=tree, timeout_s=EVAL_TIMEOUT_S)
-        return TestRun(pytest_statuses(result.output), result.output)
+        return junit_run(result.reports.get(JUNIT_FILE), result.output)
     return _runner_tests(sandbox, tree, test_files)
+
+
+def junit_run(report: bytes | None, output: str) -> TestRun:
+    """pytest's statuses from the JUnit XML the harness asked for; without a readable one no
+    test counts as run, whatever the log prints."""
+    outcomes = read_junit(report) if report is not None else None
+    if outcomes is None:
+        why = "wrote none" if report is None else "wrote one that is not valid XML"
+        return TestRun({}, output, source=f"no report (pytest {why}; the log is not read)")
+    statuses = {ident: _AS_PYTEST.get(o, o.upper()) for ident, o in outcomes.items()}
+    return TestRun(statuses, output, source="pytest's JUnit XML report")
 
 
 def _runner_tests(sandbox: object, tree: Path, test_files: list[str]) -> TestRun:
@@ -79,19 +100,9 @@ def _runner_tests(sandbox: object, tree: Path, test_files: list[str]) -> TestRun
             {}, run.result.output, f"`{scoped.command}` timed out after {EVAL_TIMEOUT_S:.0f}s"
         )
     statuses = {ident: _AS_PYTEST.get(o, o.upper()) for ident, o in run.outcomes.items()}
-    return TestRun(statuses, run.result.output)
-
-
-def pytest_statuses(log: str) -> dict[str, str]:
-    """test id -> status, read from `pytest -rA` the way SWE-bench's log parser reads it."""
-    statuses: dict[str, str] = {}
-    for line in log.splitlines():
-        word = line.split(" ", 1)[0]
-        if word not in _WORDS:
-            continue
-        if word == "FAILED":
-            line = line.replace(" - ", " ")
-        parts = line.split()
-        if len(parts) > 1 and not (word == "SKIPPED" and parts[1].startswith("[")):
-            statuses[parts[1]] = word
-    return statuses
+    source = (
+        "pytest's JUnit XML report"
+        if JUNIT_FILE in run.result.reports
+        else "the log (the runner writes no report coder reads)"
+    )
+    return TestRun(statuses, run.result.output, source=source)

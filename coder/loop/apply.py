@@ -5,8 +5,11 @@ that is exactly that commit: HEAD still at the base, no uncommitted changes, not
 or ignored where the change writes. Two runs applying at once could each see a clean base and
 leave A+B, which was never verified together, so the check and the apply happen under one lock
 per repository (an flock in the git common dir). The run's files are data, not authority: the
-change is the diff of the run's own branch `coder/<run-id>` against its base (a `final.patch`
-that differs from it is refused), in the repository the command line names. Whether the change
+change is the diff of the run's own branch `coder/<run-id>` against its base, in the
+repository the command line names, and only what the run verified: the branch's tip is the
+run's final commit, every commit since the base is one the run made, and `final.patch` is
+there and equals the branch's diff (a commit added to the branch later, or a final.patch
+missing or rewritten, is refused). Whether the change
 is applied is judged from the tree every time, and result.json is brought in line with it. A
 change that is not applied is never silent: the person gets one line saying what is in the
 way and how to take the change anyway.
@@ -14,7 +17,9 @@ way and how to take the change anyway.
 
 from __future__ import annotations
 
+import errno
 import fcntl
+import os
 import re
 import signal
 import time
@@ -37,7 +42,7 @@ from coder.loop.applytree import (
 )
 from coder.loop.outputs import save_result
 from contracts.result import RunResult
-from sandbox.gitcli import GitError, git, git_line, git_ok
+from sandbox.gitcli import GitError, git, git_line, git_ok, split_z
 from sandbox.workspace import uncommitted_changes
 
 LOCK_NAME = "coder-apply.lock"
@@ -115,7 +120,9 @@ def apply_run(
 
 
 def run_change(repo: Path, result: RunResult, run_dir: Path) -> Change:
-    """The run's change as its own branch holds it; the run's files must agree with it."""
+    """The run's change as its own branch holds it, and only what the run verified: the branch
+    tip is the run's final commit, every commit since the base is one the run made, and
+    final.patch is there and is the branch's diff."""
     branch = result.branch
     if not is_run_branch(branch):
         raise ApplyInputError(
@@ -129,19 +136,65 @@ def run_change(repo: Path, result: RunResult, run_dir: Path) -> Change:
             f"{repo} has no branch {branch}: the run was made in another repository (pass "
             "--repo), or its branch was deleted"
         ) from None
+    if tip != result.final_commit:
+        raise ApplyInputError(
+            f"branch {branch} is at {tip[:10]}, not the run's final commit "
+            f"{(result.final_commit or 'none')[:10]}: what was added to it after the run is "
+            f"not verified; take the branch yourself with `git merge {branch}` if you trust it"
+        )
     base = result.base_commit
     if not git_ok(["merge-base", "--is-ancestor", base, tip], repo):
         raise ApplyInputError(
             f"{run_dir}: result.json's base {base[:12]} is not an ancestor of branch {branch}"
         )
-    patch = run_dir / "final.patch"
-    on_branch = git(["diff", "--binary", base, tip], repo)
-    if patch.is_file() and patch.read_bytes() != on_branch:
+    stranger = _commit_not_the_runs(repo, result.mode, base, tip)
+    if stranger:
+        raise ApplyInputError(
+            f"branch {branch} holds commit {stranger[:10]}, which is not a step the run "
+            f"committed (no Coder-Step/Coder-Verified trailers): it is not verified"
+        )
+    _same_patch(run_dir / "final.patch", git(["diff", "--binary", base, tip], repo), branch)
+    return read_change(repo, base, tip)
+
+
+def _commit_not_the_runs(repo: Path, mode: str, base: str, tip: str) -> str | None:
+    """The first commit between base and tip that the run did not make, or None. A contract
+    run commits each verified step with `Coder-Step:` and `Coder-Verified:` trailers, the plan
+    baseline with `Coder-Step:`; every run's commit subject starts `coder: `."""
+    fields = "%x1f".join(
+        ["%H", "%s", *(f"%(trailers:key=Coder-{key},valueonly)" for key in ("Step", "Verified"))]
+    )
+    raw = git(["log", "-z", f"--format={fields}", f"{base}..{tip}"], repo)
+    needed = {"contract": (2, 3), "plan": (2,)}.get(mode, ())
+    for record in split_z(raw):
+        parts = record.split("\x1f")
+        if not parts[1].startswith("coder: ") or any(not parts[i].strip() for i in needed):
+            return parts[0]
+    return None
+
+
+def _same_patch(patch: Path, on_branch: bytes, branch: str) -> None:
+    """final.patch, a regular file, byte for byte the branch's diff against its base."""
+    take = f"take the branch with `git merge {branch}` if you trust it"
+    try:
+        with open(patch, "rb", opener=_no_follow) as handle:
+            written = handle.read(len(on_branch) + 1)
+    except FileNotFoundError:
+        raise ApplyInputError(
+            f"{patch} is missing: the change the run verified cannot be checked; {take}"
+        ) from None
+    except OSError as exc:
+        why = "a symlink" if exc.errno == errno.ELOOP else f"unreadable: {exc.strerror}"
+        raise ApplyInputError(f"{patch} is {why}; {take}") from None
+    if written != on_branch:
         raise ApplyInputError(
             f"{patch} differs from branch {branch}'s diff against its base: it is not the "
-            f"change the run verified; take the branch with `git merge {branch}`"
+            f"change the run verified; {take}"
         )
-    return read_change(repo, base, tip)
+
+
+def _no_follow(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coder.loop.diskfull import disk_full
 from coder.models.pricing import billed_input
 from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Timing, Tokens
 from sandbox.gitcli import git, git_to_file
@@ -36,8 +37,9 @@ def write_outputs(
     # Written by git straight to the file: the harness never holds a patch of any size beyond
     # the secret scan, which a step's change bound keeps bounded.
     final_patch = rt.run_dir / "final.patch"
-    git_to_file(["diff", "--binary", workspace.base_commit, "HEAD"], rt.root, final_patch)
-    if rt.trace.redact.scan.holds(final_patch.read_bytes()):
+    if not _patch_written(final_patch, workspace.base_commit, rt.root):
+        message += "; final.patch could not be written (is the disk full?)"
+    elif rt.trace.redact.scan.holds(final_patch.read_bytes()):
         final_patch.write_bytes(b"")
         message += "; final.patch withheld: the change holds a secret the harness holds"
     patch = inline_patch(final_patch)
@@ -73,7 +75,13 @@ def write_outputs(
         plan_sources=state.plan_sources,
         resumed_from=options.resume.run_id if options.resume else None,
     )
-    save_result(rt.run_dir, result)
+    _drop_partial(rt.run_dir)
+    try:
+        save_result(rt.run_dir, result)
+    except OSError as exc:
+        if (full := disk_full(exc)) is None:
+            raise
+        result.message += f"; result.json could not be written: {full}"
     return result
 
 
@@ -88,6 +96,31 @@ def run_tokens(state: RunState, model_spec: str) -> Tokens:
             update={"cache_read": read, "cache_write": write, "billed_input": round(billed, 1)}
         )
     return tokens
+
+
+def _drop_partial(run_dir: Path) -> None:
+    """What a write cut short (a full disk) left: a temporary file, an empty plan file. A run
+    directory holds whole files or none."""
+    for partial in run_dir.glob("*.tmp"):
+        partial.unlink(missing_ok=True)
+    for plan in run_dir.glob("plan.v*.json"):
+        try:
+            json.loads(plan.read_bytes())
+        except ValueError:
+            plan.unlink(missing_ok=True)
+
+
+def _patch_written(final_patch: Path, base: str, root: Path) -> bool:
+    """final.patch written whole by git; a partial one (no room) is removed, never left."""
+    try:
+        written = git_to_file(["diff", "--binary", base, "HEAD"], root, final_patch) == 0
+    except OSError as exc:
+        if disk_full(exc) is None:
+            raise
+        written = False
+    if not written:
+        final_patch.unlink(missing_ok=True)
+    return written
 
 
 def inline_patch(final_patch: Path, cap: int = PATCH_INLINE_BYTES) -> str:

@@ -4,6 +4,11 @@ A repository can commit `.coder` (or `.coder/runs`) as a symlink; followed, it w
 harness write run directories, plans and caches wherever the link points, as whatever user the
 harness runs as. Every component under the repository is checked: a real directory, or not
 there yet (then created as one).
+
+A run directory holds one run. Two runs given the same `--out` would write one trace, one
+result and one final.patch between them, and `coder apply` would take whichever came last; so
+a directory that holds a run's files is refused, and a run claims its directory by creating
+its trace exclusively (of two runs started at once, one gets it).
 """
 
 from __future__ import annotations
@@ -14,6 +19,40 @@ from pathlib import Path
 from coder.loop.usage import UsageError
 
 CODER_DIR = ".coder"
+RUN_FILES = ("trace.jsonl", "result.json", "state.json", "final.patch", "plan.v1.json")
+"""What a run writes in its directory: any one of them there means the directory is taken."""
+
+
+class RunDirTaken(UsageError):
+    """The run directory holds another run: exit 2, nothing done."""
+
+
+def refuse_taken(run_dir: Path) -> None:
+    """RunDirTaken when `run_dir` holds another run's files (a link counts as one)."""
+    held = [name for name in RUN_FILES if os.path.lexists(run_dir / name)]
+    if held:
+        raise RunDirTaken(
+            f"--out {run_dir} already holds a run ({held[0]}); give each run a directory of its "
+            "own (a new path, or leave --out out)"
+        )
+
+
+def claim_run_dir(run_dir: Path) -> None:
+    """Make `run_dir` (and its parents) and take it for this run by creating its trace file
+    exclusively; RunDirTaken when another run has it."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    refuse_taken(run_dir)
+    try:
+        os.close(
+            os.open(
+                run_dir / "trace.jsonl",
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o644,
+            )
+        )
+    except FileExistsError:
+        refuse_taken(run_dir)
+        raise
 
 
 def coder_path(repo: Path, *parts: str) -> Path:

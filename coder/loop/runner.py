@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -27,6 +29,7 @@ from coder.config import (
 from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.context import THRESHOLD_CAP, BatchMasking, ContextPolicy
+from coder.loop.diskfull import Reserve, disk_full, unless_full
 from coder.loop.given_plan import load_given_plan
 from coder.loop.journal import Journal
 from coder.loop.known_red import known_red
@@ -34,7 +37,7 @@ from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
 from coder.loop.resume_point import ResumePoint
-from coder.loop.rundirs import cache_dir, coder_path
+from coder.loop.rundirs import RunDirTaken, cache_dir, claim_run_dir, coder_path, refuse_taken
 from coder.loop.runtime import Runtime
 from coder.loop.state import Limits, RunState, RunStop, Terminated, command_timeout
 from coder.loop.trace import Listener, TraceWriter
@@ -58,6 +61,7 @@ from coder.verdict.final_check import final_check, reusable_run, unchanged_check
 from coder.verdict.scoping import artifacts_of, targets_for
 from contracts import invariants as inv
 from contracts.result import FinalCheck, PullRequestRecord, RunResult
+from contracts.saved_run import STATE_FILE
 from contracts.validation import ValidPlan
 from sandbox.artifacts import Artifacts
 from sandbox.checkpoint import Checkpoints
@@ -151,6 +155,7 @@ def run_task(options: RunOptions) -> RunOutcome:
     (rt, workspace, result), run_dir = open_run(options, _drive)
     if rt.state.replies == 0 and workspace.owns_branch:
         _drop_branch(workspace, result, run_dir)
+        return RunOutcome(result, run_dir, NOTHING_DONE)
     return RunOutcome(result, run_dir, _take(workspace.repo, result, run_dir, options.apply))
 
 
@@ -202,6 +207,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
             options.out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"--out {options.out_dir}: {exc.strerror or exc}") from None
+        refuse_taken(run_dir)
     mode, protected, warnings = confinement(
         config, sandbox_flag=options.sandbox, always_protected=options.always_protected
     )
@@ -251,7 +257,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         NamedEnv({**options.command_env, **passed.values}, explicit=explicit),
         watchers=options.listeners,
     )
-    with workspace:
+    with workspace, _unstarted(run_dir, fresh, workspace):
         rt = _runtime(
             options,
             workspace,
@@ -278,6 +284,23 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
             workspace.delete_branch()
             raise UsageError(str(exc)) from None
     return outcome, run_dir
+
+
+@contextmanager
+def _unstarted(run_dir: Path, fresh: Path | None, workspace: Workspace) -> Iterator[None]:
+    """A disk too full for the run's first records, or a run directory another run took first:
+    nothing was done, one line (UsageError)."""
+    try:
+        yield
+    except RunDirTaken:
+        workspace.delete_branch()
+        raise
+    except OSError as exc:
+        if (full := disk_full(exc, [run_dir])) is None:
+            raise
+        _discard(run_dir, fresh)
+        workspace.delete_branch()
+        raise UsageError(f"{full}; nothing was done") from None
 
 
 def _given_plan(options: RunOptions, repo: Path) -> ValidPlan | None:
@@ -323,7 +346,7 @@ def _runtime(
     test_cmd: str | None,
     settings: list[str],
 ) -> Runtime:
-    run_dir.mkdir(parents=True, exist_ok=True)
+    claim_run_dir(run_dir)
     trace = TraceWriter(run_dir / "trace.jsonl", run_id)
     for listener in options.listeners:
         trace.subscribe(listener)
@@ -394,6 +417,7 @@ def _drive(
     a test command that cannot run at all: then the run never began and writes nothing."""
     reason, message, final = "interrupted", "interrupted", None
     unrunnable = False
+    reserve = Reserve(rt.run_dir)
     Journal.attach(rt, options, model_spec, workspace)
     try:
         base = prepare(rt, workspace, options.resume)
@@ -413,9 +437,12 @@ def _drive(
         unrunnable = True
         raise
     except Exception as exc:
-        reason, message = "interrupted", f"internal error: {type(exc).__name__}: {exc}"
-        raise
+        full = disk_full(exc, [rt.run_dir, rt.root, Path(tempfile.gettempdir())])
+        reason, message = "interrupted", f"internal error: {full or f'{type(exc).__name__}: {exc}'}"
+        if full is None:
+            raise
     finally:
+        reserve.release()
         if not unrunnable:
             result = write_outputs(
                 rt,
@@ -426,15 +453,17 @@ def _drive(
                 message=message,
                 final=final,
             )
-            rt.trace.emit(
-                "run_finished",
-                status=result.status,
-                stop_reason=result.stop_reason,
-                message=result.message,
-                wall_s=result.wall_s,
-                timing=result.timing.model_dump(),
-            )
-        rt.trace.close()
+            with unless_full():
+                rt.trace.emit(
+                    "run_finished",
+                    status=result.status,
+                    stop_reason=result.stop_reason,
+                    message=result.message,
+                    wall_s=result.wall_s,
+                    timing=result.timing.model_dump(),
+                )
+        with unless_full():
+            rt.trace.close()
     return rt, workspace, result
 
 
@@ -586,8 +615,10 @@ def _model(options: RunOptions) -> tuple[str, Model]:
     if options.warn and (note := hosted_api_note(model, options.base_url, os.environ)):
         options.warn(note)
     if options.record:
-        from coder.models.recording import RecordingModel
+        from coder.models.recording import RecordingModel, record_problem
 
+        if problem := record_problem(options.record):
+            raise UsageError(problem)
         model = RecordingModel(model, options.record)
     return spec, model
 
@@ -641,11 +672,17 @@ def _limits(options: RunOptions, config: Any, model: Model, warnings: list[str])
     )
 
 
+NOTHING_DONE = "nothing was done: the model was never reached (start it again with coder run)"
+
+
 def _drop_branch(workspace: Workspace, result: RunResult, run_dir: Path) -> None:
-    """A run that never got a reply from the model did nothing: leave no branch behind."""
+    """A run that never got a reply from the model did nothing: leave no branch behind, and no
+    state.json offering a resume of it."""
     workspace.delete_branch()
+    (run_dir / STATE_FILE).unlink(missing_ok=True)
     result.message += f" (branch {result.branch} removed: the model was never reached)"
-    save_result(run_dir, result)
+    with unless_full():
+        save_result(run_dir, result)
 
 
 def _completed_message(rt: Runtime) -> str:

@@ -38,8 +38,12 @@ class TraceWriter:
             event["type"] = type_
             event.update(payload)
             line = self.redact.record(json.dumps(event, default=str, ensure_ascii=False))
-            self._file.write(line + "\n")
-            self._file.flush()
+            unwritten: OSError | None = None
+            try:
+                self._file.write(line + "\n")
+                self._file.flush()
+            except OSError as exc:  # a full disk: the person still sees it, then the run ends
+                unwritten = exc
         for listener in self._listeners:
             try:
                 listener(event)
@@ -51,6 +55,8 @@ class TraceWriter:
                     status="error",
                     text=f"progress display failed: {exc!r}",
                 )
+        if unwritten is not None:
+            raise unwritten
         return event
 
     def close(self) -> None:

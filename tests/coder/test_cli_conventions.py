@@ -4,6 +4,7 @@ an option's name, a task from a file or standard input."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 
@@ -71,7 +72,13 @@ def test_help_never_cuts_an_option_name(words, columns):
         assert re.search(rf"(^|[\s,/]){re.escape(name)}([\s,=]|$)", proc.stdout, re.M), name
 
 
-def _fix_run(tmp_path, *task_args: str, stdin: str | None = None):
+def _git(repo, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def _fix_run(tmp_path, *task_args: str, stdin: str | None = None, **kw):
     repo = make_calc_repo(tmp_path)
     script = write_script(tmp_path / "s.json", list(FIX_TURNS))
     return coder(
@@ -83,6 +90,7 @@ def _fix_run(tmp_path, *task_args: str, stdin: str | None = None):
         f"script:{script}",
         "--json",
         input=stdin,
+        **kw,
     )
 
 
@@ -107,6 +115,7 @@ def test_task_from_a_file(tmp_path):
         ([], None, "the run needs a task"),
         (["--task", "x", "--task-file", "t.md"], None, "not both"),
         (["--task", "-"], "  \n", "the task from standard input is empty"),
+        (["--task", "-"], "", "the task from standard input is empty"),
         (["--task-file", "missing.md"], None, "no such file"),
     ],
 )
@@ -115,3 +124,13 @@ def test_task_sources_that_say_nothing_are_bad_input(tmp_path, args, stdin, said
     assert proc.returncode == 2
     assert said in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "repo" / ".coder").exists()
+
+
+def test_task_from_a_closed_standard_input_is_one_line(tmp_path):
+    """`coder run --task - <&-`: Python starts with no sys.stdin at all."""
+    proc = _fix_run(tmp_path, "--task", "-", preexec_fn=lambda: os.close(0))
+    assert proc.returncode == 2, proc.stderr
+    assert "standard input is closed" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert not (tmp_path / "repo" / ".coder").exists()
+    assert "coder/" not in _git(tmp_path / "repo", "branch", "--list")

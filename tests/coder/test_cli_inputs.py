@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 from calcrepo import FIX_ADD, FIX_STEP, FIX_TURNS, make_calc_repo, plan, step
 from clirun import coder, run_args, start_coder
 from gitrepo import write_script
+from smallfs import small_tmpfs
 
 
 def test_a_closed_stdout_does_not_stop_the_run(tmp_path):
@@ -73,3 +75,26 @@ def test_check_plan_of_a_valid_plan_lists_its_steps(tmp_path):
     path.write_text(json.dumps({"goal": "g", "steps": [step("a", ["calc.py"], [])]}))
     proc = coder("check-plan", str(path))
     assert proc.returncode == 0 and proc.stdout == "1. a: calc.py [scope only]\n"
+
+
+def test_an_unwritable_record_path_is_bad_input_before_anything_starts(tmp_path):
+    """`--record` is first written after the first model reply: a path that cannot be written
+    must be said before the run starts, not as a traceback after it."""
+    repo = make_calc_repo(tmp_path)
+    script = write_script(tmp_path / "s.json", list(FIX_TURNS))
+    (tmp_path / "afile").write_text("a file, not a directory\n")
+    cases = {
+        tmp_path / "afile" / "rec.json": "is not a directory",
+        tmp_path: "is a directory",
+        tmp_path / "ro" / "sub" / "rec.json": "cannot write in",
+    }
+    with small_tmpfs(tmp_path / "ro", read_only=True):
+        for record, said in cases.items():
+            done = coder(*run_args(repo, script, "--record", str(record)))
+            assert done.returncode == 2, done.stdout + done.stderr
+            assert said in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert not (repo / ".coder").exists()
+    branches = subprocess.run(
+        ["git", "-C", str(repo), "branch"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "coder/" not in branches

@@ -127,3 +127,24 @@ def test_sigint_between_steps_then_resume(tmp_path):
     result = resume_and_check(tmp_path, repo, out)
     assert result["model"].startswith("script:")
     assert result["model_turns"] == 6
+
+
+def test_sigint_during_the_baseline_says_nothing_was_done_and_offers_no_resume(tmp_path):
+    repo = calc(tmp_path)
+    out = tmp_path / "run"
+    script = write_script(tmp_path / "s.json", [plan(FIX_STEP), *FIX_TURNS])
+    proc = start_coder(
+        "run", "--task", "fix add", "--repo", str(repo), "--model", f"script:{script}",
+        "--out", str(out), "--cmd-timeout", "600",
+        "--test-cmd", "touch .baseline-started && exec sleep 600",
+    )  # fmt: skip
+    worktrees = repo / ".git" / "coder-worktrees"
+    wait_for("the baseline", lambda: list(worktrees.glob("*/.baseline-started")))
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stdout + stderr
+    assert "nothing was done" in stdout
+    assert "coder resume" not in stdout + stderr
+    assert "coder/" not in git(repo, "branch")
+    again = coder("resume", str(out), "--repo", str(repo), "--model", f"script:{script}")
+    assert again.returncode == 2 and "nothing to resume" in again.stderr, again.stderr

@@ -22,7 +22,6 @@ from coder.bench.swebench_eval import (
     status_of,
 )
 from coder.bench.swebench_job import InstanceError, prepare_clone
-from coder.bench.swebench_tests import pytest_statuses
 
 RECORDS = {json.loads(line)["instance_id"]: json.loads(line) for line in INSTANCES.open()}
 SHIPPED = {i.instance_id: i for i in load_instances(INSTANCES).instances}
@@ -141,32 +140,6 @@ def test_ids_no_run_names_even_at_the_base_are_not_evaluated(tmp_path):
     assert "do not run here even without the change" in graded.detail
 
 
-def test_statuses_read_as_swebench_reads_pytest_rA():
-    log = "\n".join(
-        [
-            "tests/test_a.py ..F",
-            "=========================== short test summary info ===========================",
-            "PASSED tests/test_a.py::test_one",
-            "PASSED tests/test_a.py::test_param[a - b]",
-            "FAILED tests/test_a.py::test_two - AssertionError: assert 1 == 2",
-            "ERROR tests/test_a.py::test_three - RuntimeError",
-            "SKIPPED [1] tests/test_a.py:40: no network",
-            "SKIPPED tests/test_a.py::test_four",
-            "XFAIL tests/test_a.py::test_five - known bug",
-            "XPASS tests/test_a.py::test_six",
-            "  PASSED indented lines are not summary lines",
-        ]
-    )
-    assert pytest_statuses(log) == {
-        "tests/test_a.py::test_one": "PASSED",
-        "tests/test_a.py::test_param[a": "PASSED",
-        "tests/test_a.py::test_two": "FAILED",
-        "tests/test_a.py::test_three": "ERROR",
-        "tests/test_a.py::test_four": "SKIPPED",
-        "tests/test_a.py::test_five": "XFAIL",
-    }
-
-
 def test_patched_paths_name_old_and_new_files():
     patch = (
         "diff --git a/tests/old.py b/tests/new.py\nsimilarity index 90%\n"
@@ -211,3 +184,89 @@ def test_git_works_for_a_confined_command_in_an_instances_clone(swebench_repos, 
     result = sandbox.run("git log -1 --format=%H && git show --stat HEAD", cwd=clone, timeout_s=60)
     assert result.exit_code == 0, result.output
     assert instance.base_commit in result.output
+
+
+PRINTS_PASSED = """import atexit
+
+
+def value():
+    return 1
+
+
+atexit.register(print, "PASSED tests/test_new.py::test_new")
+"""
+
+
+def test_a_patch_that_prints_passed_at_exit_passes_nothing(tmp_path):
+    """The outcomes come from pytest's JUnit XML report the harness asks for, not from the
+    log, which the patch's own code can print into."""
+    repo = make_repo(
+        tmp_path / "tiny",
+        {
+            "pytest.ini": TINY_PYTEST,
+            "tiny.py": "def value():\n    return 1\n",
+            "tests/test_old.py": "import tiny\n\n\ndef test_old():\n    assert tiny.value() == 1\n",
+        },
+    )
+    instance = tiny_instance(
+        repo, NEW_TEST, ["tests/test_new.py::test_new"], ["tests/test_old.py::test_old"]
+    )
+    (repo / "tiny.py").write_text(PRINTS_PASSED)
+    final = commit_patch(repo, "", "fixes nothing, says it passed")
+    graded = evaluate(repo, instance, final, tmp_path / "work")
+    assert graded.status == UNRESOLVED, graded.detail
+    assert graded.fail_to_pass == {"tests/test_new.py::test_new": "FAILED"}
+    assert graded.outcomes_from == "pytest's JUnit XML report"
+    assert graded.detail.endswith("; outcomes from pytest's JUnit XML report")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_predictions_in_that_only_print_passed_are_not_resolved(swebench_repos, tmp_path):
+    """`coder bench --predictions-in`, as a person runs it: a prediction that fixes nothing but
+    prints `PASSED <id>` for the instance's failing test at exit is unresolved; the gold patch
+    is resolved; each row says its outcomes came from pytest's JUnit XML report."""
+    from clirun import coder_argv, coder_env
+
+    ident = "r1chardj0n3s__parse-1.22.1"
+    instance = SHIPPED[ident]
+    clone = prepare_clone(swebench_repos, instance, tmp_path / "clone")
+    package = clone / "parse" / "__init__.py"
+    said = "".join(f'print("PASSED {t}")\n' for t in instance.FAIL_TO_PASS)
+    package.write_text(
+        package.read_text()
+        + "\n\nimport atexit\n\n\n@atexit.register\ndef _claim():\n"
+        + "".join(f"    {line}" for line in said.splitlines(keepends=True))
+    )
+    printing = subprocess.run(
+        ["git", "diff"], cwd=clone, capture_output=True, text=True, check=True
+    ).stdout
+    predictions = tmp_path / "peer.jsonl"
+    predictions.write_text(
+        "".join(
+            json.dumps({"instance_id": ident, "model_name_or_path": name, "model_patch": patch})
+            + "\n"
+            for name, patch in (("printer", printing), ("gold", RECORDS[ident]["patch"]))
+        )
+    )
+    done = subprocess.run(
+        coder_argv(
+            *("bench", "--swebench", str(INSTANCES), "--repos", str(swebench_repos)),
+            *("--only", ident, "--modes", "contract", "--model", f"script:{tmp_path / 'none'}"),
+            *("--predictions-in", str(predictions), "--json", str(tmp_path / "out.json")),
+        ),
+        cwd=tmp_path,
+        env={**coder_env(), "XDG_CACHE_HOME": str(tmp_path / "cache")},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {r["mode"]: r for r in json.loads((tmp_path / "out.json").read_text())["runs"]}
+    printer, gold = rows["printer"], rows["gold"]
+    assert printer["evaluation"]["status"] == UNRESOLVED, printer["evaluation"]
+    assert printer["evaluation"]["fail_to_pass"]["failing"] == instance.FAIL_TO_PASS
+    assert not printer["resolved"]
+    assert gold["evaluation"]["status"] == RESOLVED, gold["evaluation"]
+    for row in (printer, gold):
+        assert row["evaluation"]["outcomes_from"] == "pytest's JUnit XML report"

@@ -142,3 +142,43 @@ def test_a_model_error_is_passed_on_and_not_recorded(tmp_path: Path) -> None:
         ]
     }
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_reply_holding_the_key_is_neither_recorded_nor_shown(tmp_path: Path) -> None:
+    """A prompt-injected model echoes the API key the harness holds: plain in a command, reversed
+    in its words, base64 in its summary. Neither the --record file nor the progress lines show
+    any of them."""
+    import base64
+    import subprocess
+
+    from calcrepo import FIX_ADD, make_calc_repo
+    from clirun import coder_argv, coder_env
+    from gitrepo import write_script
+
+    key = "sk-ant-api03-Zq7recorded0key0value9"
+    forms = [key, key[::-1], base64.b64encode(key.encode()).decode()]
+    repo = make_calc_repo(tmp_path)
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {"tool": "run", "input": {"command": f"echo {key}"}, "text": f"reversed {key[::-1]}"},
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "final_answer", "input": {"summary": f"done {forms[2]}"}},
+        ],
+    )
+    record = tmp_path / "rec.json"
+    argv = ["run", "--task", "t", "--repo", str(repo), "--model", f"script:{script}"]
+    done = subprocess.run(
+        coder_argv(*argv, "--mode", "react", "--record", str(record)),
+        capture_output=True,
+        text=True,
+        env={**coder_env(), "ANTHROPIC_API_KEY": key},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "· run echo [redacted]" in done.stdout
+    recorded = record.read_text()
+    assert "echo [redacted]" in recorded
+    for form in forms:
+        assert form not in done.stdout + done.stderr
+        assert form not in recorded
