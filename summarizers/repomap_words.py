@@ -25,6 +25,7 @@ _INLINE = re.compile(r"`([^`\n]+)`")
 _PROMPT = re.compile(r"^[ \t]*(?:>>>|\.\.\.|>|\$)[ \t]+(.*)$", re.M)
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+_URL = re.compile(r"\b[A-Za-z][\w+.-]*://\S+")
 _PATHLIKE = re.compile(r"[\w@.-]+(?:/[\w@.-]+)+")
 _CODE_SHAPED = re.compile(r"_|[a-z][A-Z]|[A-Z][a-z]+[A-Z]|\d[A-Za-z]|[A-Za-z]\d")
 _CALLED = re.compile(r"([A-Za-z_$][\w$]*)\(")
@@ -87,7 +88,7 @@ def task_words(task: str) -> TaskWords:
     prose = _FENCED.sub(" ", task)
     code |= {i.lower() for i in _IDENT.findall(prose) if _CODE_SHAPED.search(i)}
     code |= {m.group(1).lower() for m in _CALLED.finditer(prose)}
-    dotted = _DOTTED.findall(task)
+    dotted = _DOTTED.findall(_URL.sub(" ", task))
     code |= {part.lower() for name in dotted for part in name.split(".")}
     code = {c for c in code if c in terms}
     owners = {name.split(".")[-2].lower().lstrip("_") for name in dotted}
@@ -149,9 +150,7 @@ def _references(task: str, code_text: str, dotted: list[str]) -> set[tuple[str, 
     found: set[tuple[str, ...]] = set()
     for name in dotted:
         found.add(tuple(p.lower() for p in name.split(".")))
-    for path in _PATHLIKE.findall(task):
-        if "://" in path or path.startswith("//"):
-            continue
+    for path in _PATHLIKE.findall(_URL.sub(" ", task)):
         found.add(module_components(path.lstrip("./")))
     for match in _IMPORT.finditer(code_text):
         module, names, plain, required, imported_from = match.groups()
