@@ -66,6 +66,8 @@ class Mentions:
     """log(1 + files / files containing the term), for each term or phrase found anywhere."""
     importers: dict[str, int] = field(default_factory=dict)
     """How many other files import each file (absent: none)."""
+    modules: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each file's `module_components`."""
     _worth: dict[tuple[frozenset[str], frozenset[str]], float] = field(default_factory=dict)
 
     def weight(self, term: str) -> float:
@@ -125,7 +127,8 @@ def find_mentions(root: Path, paths: Iterable[str], words: TaskWords) -> Mention
             frequency[term] = frequency.get(term, 0) + 1
     n = max(1, len(paths))
     mentions.rarity = {t: math.log(1 + n / c) for t, c in frequency.items()}
-    mentions.importers = in_degrees(paths, imports)
+    mentions.modules = {path: module_components(path) for path in paths}
+    mentions.importers = in_degrees(mentions.modules, imports)
     return mentions
 
 
@@ -153,36 +156,27 @@ def early_score(path: str, mentions: Mentions) -> float:
     in_text = mentions.in_text.get(path, frozenset())
     said = mentions.phrases.get(path, frozenset())
     return (
-        _named_score(path, mentions.words)
+        _named_score(path, mentions.modules.get(path) or module_components(path), mentions.words)
         + mentions.worth(in_path, in_text)
         + PHRASE_SCORE * sum(mentions.rarity.get(p, 0.0) for p in said) / mentions.rarest
         + mentions.centrality(path)
     )
 
 
-def _named_score(path: str, words: TaskWords) -> float:
+def _named_score(path: str, components: tuple[str, ...], words: TaskWords) -> float:
     if names_file(words, path):
         return NAMED_SCORE
-    module = tuple(part.lstrip("_") for part in module_components(path))
-    if not module:
-        return 0.0
-    best = 0.0
-    for reference in words.references:
-        reference = tuple(part.lstrip("_") for part in reference)
-        if len(module) >= 2 and _holds(reference, module[-2:]):
-            return MODULE_SCORE
-        if reference == module[-1:] and (len(module) == 1 or is_package_file(path)):
-            best = TOP_MODULE_SCORE
-    name = path[path.rfind("/") + 1 :]
-    stem = module_components(name)[0].lstrip("_") if not is_package_file(path) else ""
-    if stem and stem in words.owners:
-        best = max(best, OWNER_SCORE)
-    return best
-
-
-def _holds(reference: tuple[str, ...], pair: tuple[str, ...]) -> bool:
-    """Whether two adjacent parts of `reference` are `pair`."""
-    return any(reference[i : i + 2] == pair for i in range(len(reference) - 1))
+    module = tuple(part.lstrip("_") for part in components)
+    if not module or module[-1] not in words.module_ends:
+        return 0.0  # the common case, decided with one look-up
+    if len(module) >= 2 and module[-2:] in words.module_pairs:
+        return MODULE_SCORE
+    package = is_package_file(path)
+    if not package and module[-1] in words.owners:
+        return OWNER_SCORE
+    if module[-1] in words.top_modules and (len(module) == 1 or package):
+        return TOP_MODULE_SCORE
+    return 0.0
 
 
 def definition_score(names: Iterable[str], name_words: Iterable[str], mentions: Mentions) -> float:

@@ -55,12 +55,22 @@ class TaskWords:
     """Every identifier, whole and split into sub-words, lower-cased, stop words left out."""
     code: frozenset[str]
     """Identifiers the task writes as code (in backticks or a code block, dotted, called,
-    snake_case or camelCase), lower-cased and whole: `build_request`, `ordereddict`."""
+    snake_case or camelCase), lower-cased and whole: `build_request`, `orderedmultidict`."""
     references: tuple[tuple[str, ...], ...]
     """Module and file paths the task names (`boltons.fileutils`, `src/plugin/x`, imports in
     its code), as lower-cased components without extension."""
+    module_pairs: frozenset[tuple[str, str]]
+    """Every two adjacent parts of a reference, leading underscores dropped: a file whose last
+    two module parts are one of them is named (`boltons.fileutils` names
+    `src/boltons/fileutils.py`, `dayjs/plugin/updateLocale` names
+    `src/plugin/updateLocale/index.js`)."""
+    top_modules: frozenset[str]
+    """References of one part (`import tabulate`, `require("js-yaml")`)."""
     owners: frozenset[str]
     """What stands before a dot in a dotted name (`client` of `client.send`), lower-cased."""
+    module_ends: frozenset[str]
+    """The last parts of every module pair, top module and owner: a file whose module path
+    ends otherwise is named by none of them."""
     files: frozenset[str]
     """Words shaped like a file's path or name (`src/auth.ts`, `parser.py`), as written."""
     phrases: tuple[str, ...]
@@ -92,11 +102,19 @@ def task_words(task: str) -> TaskWords:
     code |= {part.lower() for name in dotted for part in name.split(".")}
     code = {c for c in code if c in terms}
     owners = {name.split(".")[-2].lower().lstrip("_") for name in dotted}
+    references = sorted(_references(task, code_text, dotted))
+    bare = [tuple(part.lstrip("_") for part in r) for r in references]
+    pairs = frozenset((r[i], r[i + 1]) for r in bare for i in range(len(r) - 1))
+    tops = frozenset(r[0] for r in bare if len(r) == 1)
+    owners = {o for o in owners if _worth_a_term(o)}
     return TaskWords(
         terms=frozenset(terms),
         code=frozenset(code),
-        references=tuple(sorted(_references(task, code_text, dotted))),
-        owners=frozenset(o for o in owners if _worth_a_term(o)),
+        references=tuple(references),
+        module_pairs=pairs,
+        top_modules=tops,
+        owners=frozenset(owners),
+        module_ends=frozenset({pair[1] for pair in pairs} | tops | owners),
         files=frozenset(_file_words(task)),
         phrases=tuple(sorted(_phrases(task, spans))),
     )

@@ -120,7 +120,7 @@ def test_in_degree_counts_distinct_importers_of_the_module_an_import_means():
         "src/pkg/engine.py": [("pkg/engine",)],
         "web/app.js": [("./web/lib/util",)],
     }
-    degrees = in_degrees(paths, imports)
+    degrees = in_degrees({path: module_components(path) for path in paths}, imports)
     assert degrees["src/pkg/engine.py"] == 2  # a and b; its import of itself does not count
     assert (
         degrees["src/pkg/__init__.py"] == 1
