@@ -33,7 +33,7 @@ def imports_of(path: str, text: bytes) -> list[tuple[str, ...]]:
     `from pkg import engine` is pkg/engine when that is a module, else pkg itself."""
     base = posixpath.dirname(path)
     if path.endswith((".py", ".pyi")):
-        found = []
+        found: list[tuple[str, ...]] = []
         for line in _lines_with(text, (b"import",)):
             match = _PY_IMPORT.match(line)
             if match:
@@ -47,10 +47,8 @@ def imports_of(path: str, text: bytes) -> list[tuple[str, ...]]:
             for line in _lines_with(text, (b"import", b"require", b"from"))
             for m in _JS_IMPORT.finditer(line)
         ]
-        relative = [s for s in specs if s.startswith(".")]
-        return [("./" + posixpath.normpath(posixpath.join(base, s)),) for s in relative][
-            :MAX_IMPORTS
-        ]
+        relative = [s for s in specs if s.startswith(".")][:MAX_IMPORTS]
+        return [("./" + posixpath.normpath(posixpath.join(base, s)),) for s in relative]
     return []
 
 
