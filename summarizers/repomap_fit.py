@@ -4,11 +4,11 @@ A map that stops at the first entry too long for the budget shows nothing when t
 relevant file is also the largest (an HTTP client's `_client.py` with a hundred methods: "0 of
 123 tracked files"), and the planner then buys the same knowledge with searches and reads. So
 entries are fitted one by one in rank order: the first FULL_ENTRIES with up to
-MAX_LINES_PER_FILE symbols (each in at most half the room for symbols), the next with the SHORT_LINES the task names first, all of these
-within DETAIL_SHARE of the budget; an entry too long for what is left is shortened (fewer
-lines, then its path alone) and the next ones still get their turn; the rest of the budget
-lists more files by path, in rank order. Long signatures keep their parameter names and lose
-their annotations and defaults.
+MAX_LINES_PER_FILE symbols (each in at most half the room for symbols), the next with the
+SHORT_LINES symbols the task names first, all of these within DETAIL_SHARE of the budget; an
+entry too long for what is left is shortened (fewer lines, then its path alone) and the next
+ones still get their turn; the rest of the budget lists more files by path, in rank order.
+Long signatures keep their parameters' names and lose their annotations and defaults.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ FULL_ENTRIES = 2
 """The leading entries that may list MAX_LINES_PER_FILE symbols (not test files)."""
 DETAIL_SHARE = 0.6
 """Of the budget, what entries with symbols may take; the rest lists more files by path."""
-_NOTE = re.compile(r" \(does not parse at [^)]*\)$")
 SIGNATURE_CHARS = 150
 """A longer signature is shown with its parameters' names only."""
+_NOTE = re.compile(r" \(does not parse at [^)]*\)$")
 
 
 def fit(entries: list[Entry], named: Callable[[str], bool], budget: int) -> str:
@@ -52,9 +52,10 @@ def fit(entries: list[Entry], named: Callable[[str], bool], budget: int) -> str:
             break
         if detailing:
             longest = MAX_LINES_PER_FILE if rank < FULL_ENTRIES and not is_test_path(path) else 0
-            for lines, limit in ((longest, detail_room // 2), (SHORT_LINES, detail_room - used)):
+            left = detail_room - used
+            for lines, limit in ((longest, min(left, detail_room // 2)), (SHORT_LINES, left)):
                 text = render_entry(path, facts(), named, lines) if lines else ""
-                if text and utf8_len(text) <= limit and used + utf8_len(text) <= detail_room:
+                if text and utf8_len(text) <= limit:
                     block = text
                     break
             else:
