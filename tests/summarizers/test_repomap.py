@@ -7,6 +7,7 @@ import pytest
 from gitrepo import git, make_repo
 
 from summarizers.repomap import RepoMapCache, build_repo_map
+from summarizers.repomap_fit import listed_paths
 from summarizers.tokens import estimate_tokens
 
 FILES = {
@@ -34,11 +35,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def _order(text: str) -> list[str]:
-    return [
-        line.rstrip(":")
-        for line in text.splitlines()[1:]
-        if line and not line.startswith((" ", "["))
-    ]
+    return listed_paths(text)
 
 
 def test_files_relevant_to_the_task_come_first_with_signatures(repo: Path) -> None:
@@ -57,12 +54,18 @@ def test_every_tracked_file_is_listed_when_the_budget_allows(repo: Path) -> None
     assert text.startswith(f"{len(FILES)} of {len(FILES)} tracked files")
 
 
-@pytest.mark.parametrize("budget", [0, 5, 20, 40, 60, 100, 1500])
+@pytest.mark.parametrize("budget", [0, 5, 20, 30, 40, 60, 100, 1500])
 def test_budget_is_respected_and_the_cut_is_said(repo: Path, budget: int) -> None:
     text = build_repo_map(repo, "verify_token", budget=budget)
     assert estimate_tokens(text) <= budget
-    if 40 <= budget < 100:
-        assert "more files not shown]" in text
+    shown = _order(text)
+    if budget >= 30:
+        assert shown[0] == "src/auth/tokens.py"
+        assert text.startswith(f"{len(shown)} of 7 tracked files")
+    if 30 <= budget < 60:
+        assert 0 < len(shown) < 7 and f"[{7 - len(shown)} more files not shown]" in text
+    if budget >= 60:
+        assert len(shown) == 7, text  # every path fits, the first files with their symbols
 
 
 def test_second_map_of_an_unchanged_repo_parses_nothing(repo: Path) -> None:
