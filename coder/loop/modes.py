@@ -262,7 +262,8 @@ def _commit(rt: Runtime, step: CompiledStep, checks: list[Check], status: str = 
     rt.state.outcome(step_id).commit = sha
     if status == "verified":
         rt.state.verified.append(step_id)
-        rt.trace.emit("step_verified", step=step_id, commit=sha)
+        proven = [test for check in checks for test in check.proven]
+        rt.trace.emit("step_verified", step=step_id, commit=sha, proven=proven)
     rt.session.progress()
 
 

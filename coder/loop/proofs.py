@@ -161,7 +161,14 @@ def check_fails_before(invariant: inv.TestsFailBefore, step: CompiledStep, env: 
                     shown.result.output, budget=EVIDENCE_BUDGET, exit_code=shown.result.exit_code
                 ).text
             )
-    return Check(kind, "passed" if proven else "failed", evidence, detail, command_s=spent)
+    return Check(
+        kind,
+        "passed" if proven else "failed",
+        evidence,
+        detail,
+        command_s=spent,
+        proven=tuple(named.ids) if proven else (),
+    )
 
 
 def _covers(run: TestRun, ids: list[str]) -> bool:

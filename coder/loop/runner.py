@@ -117,6 +117,9 @@ class RunOptions:
     """Set by `coder resume`: the run this one continues (its branch, plan, steps, budgets)."""
     pass_env: list[str] = field(default_factory=list)
     """`--env NAME`: host variables every command sees, secret-looking ones too (named exactly)."""
+    branch: str | None = None
+    """The branch to work on, when not `coder/<run-id>`: one of several attempts'
+    (`coder/<run-id>/a<i>`, coder.attempts)."""
     session: Literal["run", "plan"] = "run"
     """"plan" for `coder plan`: the plan phase alone, on a branch it throws away; in the
     trace's run_started, for the progress line and `coder show`."""
@@ -135,7 +138,7 @@ def run_task(options: RunOptions) -> RunOutcome:
     (rt, workspace, result), run_dir = open_run(options, _drive)
     if rt.state.replies == 0 and workspace.owns_branch:
         _drop_branch(workspace, result, run_dir)
-    return RunOutcome(result, run_dir, _take(workspace.repo, result, run_dir, options.apply))
+    return RunOutcome(result, run_dir, take_change(workspace.repo, result, run_dir, options.apply))
 
 
 PLANNED_MODES = ("contract", "plan")
@@ -193,7 +196,9 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         if options.resume is not None:
             workspace = options.resume.open_workspace(repo, run_id)
         else:
-            workspace = Workspace.create(repo, run_id, throwaway=options.session == "plan")
+            workspace = Workspace.create(
+                repo, run_id, throwaway=options.session == "plan", branch=options.branch
+            )
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
     test_cmd = (
@@ -603,7 +608,7 @@ def _completed_message(rt: Runtime) -> str:
     )
 
 
-def _take(repo: Path, result: RunResult, run_dir: Path, apply: bool) -> str | None:
+def take_change(repo: Path, result: RunResult, run_dir: Path, apply: bool) -> str | None:
     """Apply when asked; either way, the line that tells the person where the change went."""
     if not apply:
         return take_hint(result, run_dir, repo) if result.status == "verified" else None

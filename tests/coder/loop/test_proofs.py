@@ -57,6 +57,8 @@ def test_a_test_that_fails_before_the_fix_proves_the_step(calc_repo, script):
     [check] = verifications(events, "tests_fail_before")
     assert check["status"] == "passed"
     assert "tests/test_calc.py::test_add_negative: failed before the change" in check["evidence"]
+    [verified] = [e for e in events if e["type"] == "step_verified"]
+    assert verified["proven"] == ["tests/test_calc.py::test_add_negative"]  # for coder.attempts
     assert snapshot(calc_repo) == before
     assert "coder-proof" not in git(calc_repo, "worktree", "list")
 

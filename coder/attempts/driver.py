@@ -1,0 +1,398 @@
+"""`coder run --attempts N`: N whole runs at the task, at most J at once, then one answer.
+
+The attempts are jobs for the bench's executors (the local process pool, or Ray with
+`--ray`). As each ends, its facts are read from its run directory; once two verified
+candidates pass each other's proven tests and every other verified candidate's, the rest are
+stopped (their processes get SIGTERM and end as a run does on it). Then the selection
+(`coder.attempts.selection`) chooses, the branches are settled (`coder.attempts.branches`),
+and the run's own directory gets a result.json whose `candidates` and `selected` say what was
+chosen and a trace whose `selection` event says why.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from coder.attempts import branches
+from coder.attempts.cost import Expected, expect, planning_tokens, token_cap
+from coder.attempts.crossproofs import CrossProofs
+from coder.attempts.facts import attempt_facts, load_result
+from coder.attempts.job import AttemptJob, attempt_options, label
+from coder.attempts.outcome import parent_result
+from coder.attempts.selection import Attempted, Exchange, Selection, agreed, select
+from coder.bench.executors import make_executor
+from coder.bench.jobs import ExecutorUnavailable, Row
+from coder.config import ConfigError, RepoConfig, confinement, detect_test_cmd, load_repo_config
+from coder.loop.modes import MODES
+from coder.loop.outputs import save_result
+from coder.loop.rundirs import coder_path
+from coder.loop.runner import RunOptions, RunOutcome, take_change, top_level
+from coder.loop.runtime import COMMAND_ENV
+from coder.loop.state import Limits
+from coder.loop.trace import TraceWriter
+from coder.loop.usage import UsageError
+from coder.models.registry import ConfigError as ModelConfigError
+from coder.models.registry import default_model_spec, make_model
+from sandbox.environment import NamedEnv
+from sandbox.gitcli import GitError, git_line
+from sandbox.passenv import PassEnvError, passed_environment
+from sandbox.workspace import new_run_id
+
+
+@dataclass
+class AttemptsOptions:
+    attempts: int
+    models: list[str] = field(default_factory=list)
+    """`--model` as given, once or more: attempt i uses the i-th, round robin."""
+    jobs: int | None = None
+    """At most this many attempts at once (default: the machine's cores)."""
+    ray: str | None = None
+    """A Ray address (or `local`) to run the attempts on, instead of local processes."""
+    max_cost: float | None = None
+    """US dollars the whole run may spend at list prices."""
+    confirm: Callable[[str], bool] | None = None
+    """`--approve`: shown what the run expects to spend, a person says whether to go on."""
+    say: Callable[[str], None] = lambda line: None
+    """Progress, one line at a time."""
+
+
+class _EnoughAgree(Exception):
+    """Raised out of the executor's callback: two candidates agree, the rest may stop."""
+
+
+def run_attempts(options: RunOptions, many: AttemptsOptions) -> RunOutcome:
+    started = time.monotonic()
+    repo, config = _checked(options, many)
+    models = _models(options, many, config)
+    run_id = options.run_id or new_run_id()
+    run_dir = options.out_dir.resolve() if options.out_dir else coder_path(repo, "runs", run_id)
+    fresh = _first_missing(run_dir)
+    base_commit = _head(repo)
+    test_cmd = (
+        options.test_cmd or (config and config.test_cmd) or detect_test_cmd(repo, checkout=repo)
+    )
+    expected = expect(planning_tokens(repo, options.task, test_cmd), options.mode, models)
+    many.say(expected.line())
+    caps = _caps(models, many.max_cost, expected, many.say)
+    try:
+        executor = make_executor(many.ray, many.jobs or os.cpu_count() or 1)
+    except ExecutorUnavailable as exc:
+        raise UsageError(str(exc)) from None
+    run_dir.mkdir(parents=True, exist_ok=True)
+    trace = TraceWriter(run_dir / "trace.jsonl", run_id)
+    trace.emit(
+        "run_started",
+        task=options.task,
+        mode=options.mode,
+        session="attempts",
+        model=models[0],
+        models=models,
+        attempts=many.attempts,
+        jobs=many.jobs or os.cpu_count() or 1,
+        executor=executor.name,
+        repo=str(repo),
+        test_cmd=test_cmd,
+        expected_tokens=expected.tokens,
+        expected_usd=expected.dollars,
+        max_cost_usd=many.max_cost,
+    )
+    jobs = [
+        AttemptJob(
+            i,
+            replace(
+                attempt_options(options, i, run_id, run_dir),
+                model=models[i - 1],
+                max_tokens=_capped(options.max_tokens, caps[i - 1]),
+            ),
+        )
+        for i in range(1, many.attempts + 1)
+    ]
+    watch = _Watch(
+        repo, run_dir, models, trace, many.say, _cross_proofs(options, config, repo, test_cmd)
+    )
+    stop_reason = None
+    try:
+        if many.confirm is not None and not many.confirm(expected.line()):
+            stop_reason = "rejected_by_user"
+        else:
+            try:
+                executor.run(jobs, watch.done)
+            except _EnoughAgree:
+                pass
+    except KeyboardInterrupt:
+        stop_reason = "interrupted"
+    finally:
+        executor.close()
+    usage = [r["usage"] for r in watch.rows if r.get("usage")]
+    if usage and len(usage) == len(watch.rows) == many.attempts:
+        trace.close()
+        _discard(run_dir, fresh)
+        raise UsageError(str(usage[0]))
+    facts = [watch.facts_of(i) for i in range(1, many.attempts + 1)]
+    for proving in facts:
+        for other in facts:
+            watch.exchange(proving, other)
+    selection = select(facts, watch.exchanges)
+    return _finish(
+        options,
+        repo,
+        run_id,
+        run_dir,
+        trace,
+        facts,
+        selection,
+        stop_reason,
+        started,
+        watch,
+        base_commit,
+    )
+
+
+@dataclass
+class _Watch:
+    """What the executor's callback keeps as attempts end: their records, facts and the
+    proofs exchanged between verified ones."""
+
+    repo: Path
+    run_dir: Path
+    models: list[str]
+    trace: TraceWriter
+    say: Callable[[str], None]
+    proofs: CrossProofs
+    rows: list[Row] = field(default_factory=list)
+    facts: dict[int, Attempted] = field(default_factory=dict)
+    exchanges: dict[tuple[int, int], Exchange] = field(default_factory=dict)
+
+    def facts_of(self, attempt: int) -> Attempted:
+        if attempt not in self.facts:
+            self.facts[attempt] = attempt_facts(
+                attempt, self.models[attempt - 1], self.run_dir / label(attempt), self.repo
+            )
+        return self.facts[attempt]
+
+    def done(self, row: Row) -> None:
+        self.rows.append(row)
+        attempt = int(row["attempt"])
+        facts = self.facts_of(attempt)
+        self.trace.emit(
+            "attempt_finished",
+            attempt=attempt,
+            model=facts.model,
+            status=facts.status,
+            stop_reason=facts.stop_reason,
+            tokens={"input": facts.tokens.input, "output": facts.tokens.output},
+            wall_s=facts.wall_s,
+            proven=list(facts.proven),
+            run_dir=label(attempt),
+            error=row.get("error") or row.get("usage"),
+        )
+        self.say(_attempt_line(facts, row))
+        ended = [self.facts[i] for i in sorted(self.facts)]
+        for proving in ended:
+            for other in ended:
+                self.exchange(proving, other)
+        pair = agreed(ended, self.exchanges)
+        if pair is not None and len(ended) < len(self.models):
+            self.trace.emit("attempts_agreed", attempts=list(pair))
+            self.say(
+                f"attempts {pair[0]} and {pair[1]} agree (each passes the other verified "
+                "attempts' proven tests): the remaining attempts stop"
+            )
+            raise _EnoughAgree
+
+    def exchange(self, proving: Attempted, other: Attempted) -> None:
+        key = (proving.attempt, other.attempt)
+        if proving is other or key in self.exchanges or not (proving.verified and other.verified):
+            return
+        got = self.proofs.exchange(proving, other)
+        self.exchanges[key] = got
+        self.trace.emit(
+            "cross_proof",
+            proofs_of=proving.attempt,
+            tree_of=other.attempt,
+            passed=got.passed,
+            total=got.total,
+            failing=list(got.failing),
+            note=got.note,
+        )
+
+
+def _finish(
+    options: RunOptions,
+    repo: Path,
+    run_id: str,
+    run_dir: Path,
+    trace: TraceWriter,
+    facts: list[Attempted],
+    selection: Selection,
+    stop_reason: str | None,
+    started: float,
+    watch: _Watch,
+    base_commit: str,
+) -> RunOutcome:
+    chosen = selection.selected or selection.closest
+    chosen_result = load_result(run_dir / label(chosen)) if chosen else None
+    commit = chosen_result.final_commit if chosen_result else None
+    branches.settle(repo, run_id, run_dir, len(facts), commit)
+    trace.emit(
+        "selection",
+        selected=selection.selected,
+        closest=selection.closest,
+        reasons=selection.reasons,
+        candidates=[c.model_dump() for c in selection.candidates],
+    )
+    for line in selection.reasons:
+        watch.say(line)
+    result = parent_result(
+        run_id=run_id,
+        task=options.task,
+        mode=options.mode,
+        models=watch.models,
+        base_commit=base_commit,
+        chosen=chosen_result,
+        selection=selection,
+        stop_reason=stop_reason,
+        wall_s=time.monotonic() - started,
+        turns=sum(f.turns for f in facts),
+    )
+    patch = run_dir / label(chosen) / "final.patch" if chosen else None
+    (run_dir / "final.patch").write_bytes(patch.read_bytes() if patch and patch.is_file() else b"")
+    save_result(run_dir, result)
+    trace.emit(
+        "run_finished",
+        status=result.status,
+        stop_reason=result.stop_reason,
+        message=result.message,
+        wall_s=result.wall_s,
+        timing=result.timing.model_dump(),
+    )
+    trace.close()
+    watch.say(f"{result.status} ({result.stop_reason}): {result.message}")
+    take = take_change(repo, result, run_dir, options.apply)
+    return RunOutcome(result, run_dir, take)
+
+
+def _checked(options: RunOptions, many: AttemptsOptions) -> tuple[Path, RepoConfig | None]:
+    """Bad input, said before anything is made (UsageError): the repository and its config."""
+    if options.mode not in MODES:
+        raise UsageError(f"unknown mode {options.mode!r}; choose one of {', '.join(MODES)}")
+    if not options.task.strip():
+        raise UsageError("the task is empty; pass --task TEXT")
+    if many.attempts < 1:
+        raise UsageError("--attempts must be 1 or more")
+    if options.record is not None:
+        raise UsageError("--record records one run's replies; it does not go with --attempts")
+    repo = top_level(options.repo.resolve())
+    try:
+        git_line(["rev-parse", "--verify", "-q", "HEAD^{commit}"], repo)
+    except (GitError, OSError):
+        raise UsageError(
+            f"{options.repo} is not a git repository with a commit to start from"
+        ) from None
+    try:
+        config = load_repo_config(repo)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    return repo, config
+
+
+def _models(options: RunOptions, many: AttemptsOptions, config: RepoConfig | None) -> list[str]:
+    """One model spec per attempt, round robin over `--model`; each one made once here, so a
+    model that cannot be used is bad input before any attempt starts."""
+    given = many.models or [options.model or (config.model if config else None) or ""]
+    try:
+        given = [spec or default_model_spec(os.environ) for spec in given]
+        for spec in dict.fromkeys(given):
+            make_model(spec, base_url=options.base_url)
+    except (ModelConfigError, ConfigError) as exc:
+        raise UsageError(str(exc)) from None
+    return [given[(i - 1) % len(given)] for i in range(1, many.attempts + 1)]
+
+
+def _caps(
+    models: list[str], max_cost: float | None, expected: Expected, say: Callable[[str], None]
+) -> list[int | None]:
+    """Each attempt's token budget under `--max-cost`: its share of the dollars."""
+    if max_cost is None:
+        return [None] * len(models)
+    if expected.unpriced:
+        raise UsageError(
+            f"--max-cost needs a list price, and there is none for {', '.join(expected.unpriced)}"
+        )
+    share = max_cost / len(models)
+    caps = [token_cap(model, share) for model in models]
+    per = expected.input_tokens + expected.output_tokens
+    tight = [i + 1 for i, cap in enumerate(caps) if cap is not None and cap < per]
+    say(
+        f"--max-cost ${max_cost:.2f}: each attempt may spend ${share:.2f}"
+        + (
+            f" (attempt(s) {', '.join(map(str, tight))} may stop at their token budget)"
+            if tight
+            else ""
+        )
+    )
+    return caps
+
+
+def _capped(asked: int | None, cap: int | None) -> int | None:
+    if cap is None:
+        return asked
+    return min(asked or Limits().max_tokens, max(1, cap))
+
+
+def _cross_proofs(
+    options: RunOptions, config: RepoConfig | None, repo: Path, test_cmd: str | None
+) -> CrossProofs:
+    mode, _, _ = confinement(
+        config, sandbox_flag=options.sandbox, always_protected=options.always_protected
+    )
+    try:
+        passed = passed_environment(
+            os.environ,
+            config_names=(config.pass_env if config else None) or [],
+            cli_names=options.pass_env,
+        )
+    except PassEnvError as exc:
+        raise UsageError(str(exc)) from None
+    env = NamedEnv(
+        {**COMMAND_ENV, **options.command_env, **passed.values}, explicit=passed.values.explicit
+    )
+    timeout = (
+        options.cmd_timeout_s or (config.cmd_timeout if config else None) or Limits().cmd_timeout_s
+    )
+    return CrossProofs(repo, test_cmd, mode, env, float(timeout), options.command_limits)
+
+
+def _attempt_line(facts: Attempted, row: Row) -> str:
+    said = f"attempt {facts.attempt} ({facts.model}): "
+    if row.get("usage") or row.get("error"):
+        return said + f"did not run: {row.get('usage') or row.get('error')}"
+    tokens = facts.tokens.input + facts.tokens.output
+    return (
+        said
+        + f"{facts.status} ({facts.stop_reason}), {tokens:,} tokens, {facts.wall_s:.1f} s"
+        + (f", {len(facts.proven)} proven test(s)" if facts.proven else "")
+    )
+
+
+def _head(repo: Path) -> str:
+    return git_line(["rev-parse", "HEAD"], repo)
+
+
+def _first_missing(path: Path) -> Path | None:
+    missing = None
+    while not path.exists():
+        missing, path = path, path.parent
+    return missing
+
+
+def _discard(run_dir: Path, fresh: Path | None) -> None:
+    if fresh is not None:
+        shutil.rmtree(fresh, ignore_errors=True)
+    else:
+        (run_dir / "trace.jsonl").unlink(missing_ok=True)
