@@ -209,7 +209,7 @@ def run(
     command_limits = _command_limits(max_memory, max_file_size, max_growth, max_change)
     _check_attempt_flags(attempts, model or [], max_cost, ray)
     console = _log_console(json_out)
-    printer = ProgressPrinter(console, quiet=quiet)
+    printer = ProgressPrinter(console, quiet=quiet or attempts is not None)  # attempts say lines
     options = RunOptions(
         repo=repo,
         task=task,
@@ -287,7 +287,9 @@ def _run_attempts(
             console.print(markup_safe(line), highlight=False, soft_wrap=True)
 
     def confirm(expected: str) -> bool:
-        console.print(f"[bold]coder asks:[/] go on with {markup_safe(expected)}? [y/N]")
+        console.print(
+            f"[bold]coder asks:[/] go on with {markup_safe(expected)}? \\[y/N]", highlight=False
+        )
         return input("> ").strip().lower() in ("y", "yes")
 
     many = AttemptsOptions(

@@ -61,3 +61,24 @@ FAILING = [
     {"tool": "finish_step", "input": {"summary": "changed scale by mistake"}},
     {"tool": "stop", "input": {"reason": "I cannot see how to fix it"}},
 ]
+
+HALF_WAY = [
+    plan(
+        step("fix-add", ["calc.py"], ["All unit tests in tests/test_calc.py must exit code 0"]),
+        step(
+            "rescale",
+            ["calc.py"],
+            ["All unit tests in tests/test_calc.py must exit code 0"],
+            deps=["fix-add"],
+        ),
+    ),
+    {"tool": "edit_file", "input": FIX_ADD},
+    {"tool": "finish_step", "input": {"summary": "fixed add"}},
+    {
+        "tool": "edit_file",
+        "input": {"path": "calc.py", "old_text": "value * factor", "new_text": "value + factor"},
+    },
+    {"tool": "finish_step", "input": {"summary": "rescaled, wrongly"}},
+    {"tool": "stop", "input": {"reason": "out of ideas"}},
+]
+"""Verifies its first step, fails its second, and stops: closer than FAILING, not verified."""

@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from attempt_candidates import FAILING, RIGHT, WRONG_BUT_VERIFYING
+from attempt_candidates import FAILING, HALF_WAY, RIGHT, WRONG_BUT_VERIFYING
 from calcrepo import make_calc_repo
 from clirun import coder_argv, coder_env
 from gitrepo import git, snapshot, write_script
@@ -74,3 +74,41 @@ def test_the_verifier_selects_the_candidate_whose_change_passes_the_others_proof
     assert shown.returncode == 0, shown.stderr
     assert "attempt 1 won: it breaks fewer of the others' proven tests" in shown.stdout
     assert "0/1" in shown.stdout and "1/1" in shown.stdout
+
+
+def test_with_no_verified_attempt_the_run_is_not_verified_and_names_the_closest(tmp_path):
+    repo = make_calc_repo(tmp_path)
+    done = coder_run(
+        "run", "--task", "make add() add", "--repo", str(repo), "--attempts", "2",
+        *scripts(tmp_path, FAILING, HALF_WAY),
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    [run_dir] = (repo / ".coder" / "runs").iterdir()
+    result = json.loads((run_dir / "result.json").read_text())
+    assert (result["status"], result["selected"]) == ("stopped", None)
+    assert result["stop_reason"] == "stopped_by_model"
+    assert result["message"].startswith("no attempt verified; attempt 2 came closest")
+    assert not any(c["selected"] for c in result["candidates"])
+    a2 = json.loads((run_dir / "a2" / "result.json").read_text())
+    assert git(repo, "rev-parse", f"coder/{result['run_id']}").strip() == a2["final_commit"]
+    assert "attempt 2 came closest (1 step(s) verified" in done.stdout
+
+
+def test_the_remaining_attempts_stop_once_two_verified_candidates_agree(tmp_path):
+    """One at a time: attempts 1 and 2 both verify and pass each other's proven test, so
+    attempt 3 never starts."""
+    repo = make_calc_repo(tmp_path)
+    done = coder_run(
+        "run", "--task", "make add() add", "--repo", str(repo), "--attempts", "3",
+        "--jobs", "1", *scripts(tmp_path, RIGHT, RIGHT, RIGHT),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    [run_dir] = (repo / ".coder" / "runs").iterdir()
+    result = json.loads((run_dir / "result.json").read_text())
+    assert [c["status"] for c in result["candidates"]] == ["verified", "verified", "not_run"]
+    assert result["selected"] == 1
+    events = read_trace(run_dir / "trace.jsonl")
+    assert [e["attempts"] for e in events if e["type"] == "attempts_agreed"] == [[1, 2]]
+    assert not (run_dir / "a3").exists()
+    assert git(repo, "branch", "--list", f"coder/{result['run_id']}-a3") == ""
+    assert "attempts 1 and 2 agree" in done.stdout
