@@ -109,6 +109,7 @@ def run_attempts(options: RunOptions, many: AttemptsOptions) -> RunOutcome:
                 model=models[i - 1],
                 max_tokens=_capped(options.max_tokens, caps[i - 1]),
             ),
+            own_process=many.ray is None,
         )
         for i in range(1, many.attempts + 1)
     ]

@@ -24,6 +24,9 @@ class AttemptJob:
     options: RunOptions
     """The attempt's own run: its model, run id, branch and run directory; nothing in it may
     be a callable (it crosses a process boundary)."""
+    own_process: bool = True
+    """Runs in a process of its own (the local pool), which SIGTERM may end; False on a Ray
+    worker, which outlives the task and is stopped by Ray's own cancel (a KeyboardInterrupt)."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -33,7 +36,8 @@ class AttemptJob:
         from coder.loop.runner import run_task
         from coder.loop.usage import UsageError
 
-        _sigterm_ends_the_run()
+        if self.own_process:
+            _sigterm_ends_the_run()
         try:
             outcome = run_task(self.options)
         except UsageError as exc:

@@ -40,6 +40,12 @@ def run_contract(rt: Runtime) -> None:
     plan = first_plan(rt)
     if rt.state.awaiting_revision:  # a resumed run that stopped before its revision
         plan = _revise(rt, rt.state.awaiting_revision)
+    run_steps(rt, plan)
+
+
+def run_steps(rt: Runtime, plan: ValidPlan) -> None:
+    """Every step of `plan` not verified yet, in order; a failed one is rolled back and the
+    plan revised (`plan` becomes the revision)."""
     while (step_id := _next_step(rt)) is not None:
         step = plan.steps[step_id]
         checkpoint = rt.checkpoints.take(step_id)

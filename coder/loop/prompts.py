@@ -119,11 +119,12 @@ def revision_briefing(
     context: str = "",
     *,
     environmental: bool = False,
+    what_failed: str = "A step failed verification and was rolled back.",
 ) -> str:
     cause = f"{ENVIRONMENTAL_FAILURE}; " if environmental else "Fix the cause; "
     return (
         f"{_with_context(task, context)}\n\n{plan_context(plan)}"
-        "Phase: REVISE. A step failed verification and was rolled back.\n\n"
+        f"Phase: REVISE. {what_failed}\n\n"
         f"Failure:\n{failure}\n\nCurrent plan:\n{plan_json(plan)}\n\n"
         f"Verified steps (kept unless you change their files): {', '.join(verified) or 'none'}\n"
         f"Budget left: {left}\n\n"

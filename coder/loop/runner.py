@@ -26,6 +26,7 @@ from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.baseline import Baseline, BaselineUnrunnable, raised_limit, run_baseline
 from coder.loop.context import BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, reusable_run, unchanged_check
+from coder.loop.final_revision import revise_after_final
 from coder.loop.given_plan import load_given_plan
 from coder.loop.journal import Journal
 from coder.loop.modes import MODES
@@ -380,6 +381,8 @@ def _drive(
         base = prepare(rt, workspace, options.resume)
         MODES[rt.mode](rt)
         final = _final_check(rt, base)
+        if not final.passed and revise_after_final(rt, final):
+            final = _final_check(rt, base)
         if final.passed:
             reason, message = "completed", _completed_message(rt)
         else:
