@@ -711,6 +711,13 @@ def bench(
             "(what --model script:DIR replays).",
         ),
     ] = None,
+    attempts: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Each run is N attempts and a selection; reports resolved@1, @N and the oracle.",
+        ),
+    ] = 1,
 ) -> None:
     """Run fixtures (or SWE-bench instances) × modes; report what was resolved and what shipped broken."""
     from coder.bench.cli import bench_command
@@ -748,6 +755,7 @@ def bench(
             html_file=html_file,
             predictions_in=predictions_in,
             record=record_dir,
+            attempts=attempts,
         )
     )
 

@@ -26,7 +26,7 @@ from coder.attempts.job import AttemptJob, attempt_options, label
 from coder.attempts.outcome import parent_result
 from coder.attempts.selection import Attempted, Exchange, Selection, agreed, select
 from coder.bench.executors import make_executor
-from coder.bench.jobs import ExecutorUnavailable, Row
+from coder.bench.jobs import Executor, ExecutorUnavailable, Row
 from coder.config import ConfigError, RepoConfig, confinement, detect_test_cmd, load_repo_config
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result
@@ -59,6 +59,8 @@ class AttemptsOptions:
     """`--approve`: shown what the run expects to spend, a person says whether to go on."""
     say: Callable[[str], None] = lambda line: None
     """Progress, one line at a time."""
+    executor: Executor | None = None
+    """Where the attempts run, when not the local pool or Ray (the bench: in its own job)."""
 
 
 class _EnoughAgree(Exception):
@@ -80,7 +82,7 @@ def run_attempts(options: RunOptions, many: AttemptsOptions) -> RunOutcome:
     many.say(expected.line())
     caps = _caps(models, many.max_cost, expected, many.say)
     try:
-        executor = make_executor(many.ray, many.jobs or os.cpu_count() or 1)
+        executor = many.executor or make_executor(many.ray, many.jobs or os.cpu_count() or 1)
     except ExecutorUnavailable as exc:
         raise UsageError(str(exc)) from None
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -109,7 +111,7 @@ def run_attempts(options: RunOptions, many: AttemptsOptions) -> RunOutcome:
                 model=models[i - 1],
                 max_tokens=_capped(options.max_tokens, caps[i - 1]),
             ),
-            own_process=many.ray is None,
+            own_process=many.ray is None and many.executor is None,
         )
         for i in range(1, many.attempts + 1)
     ]
