@@ -240,6 +240,7 @@ def run(
         approve=approve,
         reviewer=_reviewer(console, printer),
         pass_env=env or [],
+        jobs=jobs,
     )
     _sigterm_as_interrupt()
     if attempts is not None:

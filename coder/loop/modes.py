@@ -47,6 +47,9 @@ def run_steps(rt: Runtime, plan: ValidPlan) -> None:
     """Every step of `plan` not verified yet, in order; a failed one is rolled back and the
     plan revised (`plan` becomes the revision)."""
     while (step_id := _next_step(rt)) is not None:
+        if rt.together is not None and len(ready := _ready(rt)) > 1:
+            plan = rt.together(rt, plan, ready)
+            continue
         step = plan.steps[step_id]
         checkpoint = rt.checkpoints.take(step_id)
         rt.trace.emit("checkpoint", step=step_id, sha=checkpoint.sha)
@@ -178,11 +181,16 @@ MODES: dict[str, Callable[[Runtime], object]] = {
 
 
 def _next_step(rt: Runtime) -> str | None:
+    ready = _ready(rt)
+    return ready[0] if ready else None
+
+
+def _ready(rt: Runtime) -> list[str]:
+    """Steps not verified whose dependencies all are, in plan order."""
     assert rt.state.plan is not None
-    ready = [
+    return [
         s for s in ready_steps(rt.state.plan, set(rt.state.verified)) if s not in rt.state.verified
     ]
-    return ready[0] if ready else None
 
 
 def _execute(rt: Runtime, step: CompiledStep, failure: str, checkpoint_sha: str = "") -> str:

@@ -24,6 +24,7 @@ from coder.config import (
 from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
 from coder.loop.baseline import Baseline, BaselineUnrunnable, raised_limit, run_baseline
+from coder.loop.concurrent_steps import Together, together
 from coder.loop.context import BatchMasking, ContextPolicy
 from coder.loop.final_check import final_check, reusable_run, unchanged_check
 from coder.loop.final_revision import revise_after_final
@@ -44,6 +45,7 @@ from coder.loop.windows import token_limits
 from coder.models.base import Model, ReportsWindow
 from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, hosted_api_note, make_model
+from coder.models.scripted import ScriptedModel
 from coder.tools.textfile import printable
 from coder.tools.toolbox import ToolBox
 from contracts.result import FinalCheck, PullRequestRecord, RunResult
@@ -118,6 +120,9 @@ class RunOptions:
     """Set by `coder resume`: the run this one continues (its branch, plan, steps, budgets)."""
     pass_env: list[str] = field(default_factory=list)
     """`--env NAME`: host variables every command sees, secret-looking ones too (named exactly)."""
+    jobs: int | None = None
+    """`--jobs J`: up to J ready steps at once, each in a worktree of its own (contract mode,
+    a model that is not a script: a script's turns come in order, whatever is asked)."""
     branch: str | None = None
     """The branch to work on, when not `coder/<run-id>`: one of several attempts'
     (`coder/<run-id>/a<i>`, coder.attempts)."""
@@ -256,6 +261,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         if setup_cmd:
             _setup(rt, workspace, setup_cmd)
         rt.given_plan, rt.revise = given, options.revise
+        rt.together = _together(options, model)
         rt.approval = PlanApproval(options.reviewer) if options.approve else None
         try:
             outcome = drive(rt, workspace, model_spec, options)
@@ -264,6 +270,14 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
             workspace.delete_branch()
             raise UsageError(str(exc)) from None
     return outcome, run_dir
+
+
+def _together(options: RunOptions, model: Model) -> Together | None:
+    """Several ready steps at once with --jobs J > 1; never for a scripted or recorded model
+    (the turns of a script, and of a recording, are in the order of the calls)."""
+    if not options.jobs or options.jobs < 2 or options.record or isinstance(model, ScriptedModel):
+        return None
+    return together(options.jobs)
 
 
 def _given_plan(options: RunOptions, repo: Path) -> ValidPlan | None:

@@ -100,6 +100,9 @@ class Runtime:
     """False (--no-revise): a step that fails verification ends the run."""
     approval: Approval | None = None
     """Set with --approve: every plan version is shown to a person before it runs."""
+    together: Callable[[Runtime, ValidPlan, list[str]], ValidPlan] | None = None
+    """Set with --jobs J: runs several ready steps at once (coder.loop.concurrent_steps) and
+    returns the plan in force after them; None: one step at a time."""
 
     def budget_left(self) -> str:
         s, lim = self.state, self.limits
