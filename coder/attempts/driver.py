@@ -21,12 +21,13 @@ from pathlib import Path
 from coder.attempts import branches
 from coder.attempts.cost import Expected, expect, planning_tokens, token_cap
 from coder.attempts.crossproofs import CrossProofs
-from coder.attempts.facts import attempt_facts, load_result
+from coder.attempts.facts import load_result
 from coder.attempts.job import AttemptJob, attempt_options, label
 from coder.attempts.outcome import parent_result
-from coder.attempts.selection import Attempted, Exchange, Selection, agreed, select
+from coder.attempts.selection import Attempted, Selection, select
+from coder.attempts.watch import EnoughAgree, Watch
 from coder.bench.executors import make_executor
-from coder.bench.jobs import Executor, ExecutorUnavailable, Row
+from coder.bench.jobs import Executor, ExecutorUnavailable
 from coder.config import ConfigError, RepoConfig, confinement, detect_test_cmd, load_repo_config
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result
@@ -61,10 +62,6 @@ class AttemptsOptions:
     """Progress, one line at a time."""
     executor: Executor | None = None
     """Where the attempts run, when not the local pool or Ray (the bench: in its own job)."""
-
-
-class _EnoughAgree(Exception):
-    """Raised out of the executor's callback: two candidates agree, the rest may stop."""
 
 
 def run_attempts(options: RunOptions, many: AttemptsOptions) -> RunOutcome:
@@ -115,7 +112,7 @@ def run_attempts(options: RunOptions, many: AttemptsOptions) -> RunOutcome:
         )
         for i in range(1, many.attempts + 1)
     ]
-    watch = _Watch(
+    watch = Watch(
         repo, run_dir, models, trace, many.say, _cross_proofs(options, config, repo, test_cmd)
     )
     stop_reason = None
@@ -125,7 +122,7 @@ def run_attempts(options: RunOptions, many: AttemptsOptions) -> RunOutcome:
         else:
             try:
                 executor.run(jobs, watch.done)
-            except _EnoughAgree:
+            except EnoughAgree:
                 pass
     except KeyboardInterrupt:
         stop_reason = "interrupted"
@@ -137,9 +134,10 @@ def run_attempts(options: RunOptions, many: AttemptsOptions) -> RunOutcome:
         _discard(run_dir, fresh)
         raise UsageError(str(usage[0]))
     facts = [watch.facts_of(i) for i in range(1, many.attempts + 1)]
-    for proving in facts:
-        for other in facts:
-            watch.exchange(proving, other)
+    if stop_reason != "interrupted":  # Ctrl-C: choose from what was exchanged so far
+        for proving in facts:
+            for other in facts:
+                watch.exchange(proving, other)
     selection = select(facts, watch.exchanges)
     return _finish(
         options,
@@ -156,75 +154,6 @@ def run_attempts(options: RunOptions, many: AttemptsOptions) -> RunOutcome:
     )
 
 
-@dataclass
-class _Watch:
-    """What the executor's callback keeps as attempts end: their records, facts and the
-    proofs exchanged between verified ones."""
-
-    repo: Path
-    run_dir: Path
-    models: list[str]
-    trace: TraceWriter
-    say: Callable[[str], None]
-    proofs: CrossProofs
-    rows: list[Row] = field(default_factory=list)
-    facts: dict[int, Attempted] = field(default_factory=dict)
-    exchanges: dict[tuple[int, int], Exchange] = field(default_factory=dict)
-
-    def facts_of(self, attempt: int) -> Attempted:
-        if attempt not in self.facts:
-            self.facts[attempt] = attempt_facts(
-                attempt, self.models[attempt - 1], self.run_dir / label(attempt), self.repo
-            )
-        return self.facts[attempt]
-
-    def done(self, row: Row) -> None:
-        self.rows.append(row)
-        attempt = int(row["attempt"])
-        facts = self.facts_of(attempt)
-        self.trace.emit(
-            "attempt_finished",
-            attempt=attempt,
-            model=facts.model,
-            status=facts.status,
-            stop_reason=facts.stop_reason,
-            tokens={"input": facts.tokens.input, "output": facts.tokens.output},
-            wall_s=facts.wall_s,
-            proven=list(facts.proven),
-            run_dir=label(attempt),
-            error=row.get("error") or row.get("usage"),
-        )
-        self.say(_attempt_line(facts, row))
-        ended = [self.facts[i] for i in sorted(self.facts)]
-        for proving in ended:
-            for other in ended:
-                self.exchange(proving, other)
-        pair = agreed(ended, self.exchanges)
-        if pair is not None and len(ended) < len(self.models):
-            self.trace.emit("attempts_agreed", attempts=list(pair))
-            self.say(
-                f"attempts {pair[0]} and {pair[1]} agree (each passes the other verified "
-                "attempts' proven tests): the remaining attempts stop"
-            )
-            raise _EnoughAgree
-
-    def exchange(self, proving: Attempted, other: Attempted) -> None:
-        key = (proving.attempt, other.attempt)
-        if proving is other or key in self.exchanges or not (proving.verified and other.verified):
-            return
-        got = self.proofs.exchange(proving, other)
-        self.exchanges[key] = got
-        self.trace.emit(
-            "cross_proof",
-            proofs_of=proving.attempt,
-            tree_of=other.attempt,
-            passed=got.passed,
-            total=got.total,
-            failing=list(got.failing),
-            note=got.note,
-        )
-
-
 def _finish(
     options: RunOptions,
     repo: Path,
@@ -235,7 +164,7 @@ def _finish(
     selection: Selection,
     stop_reason: str | None,
     started: float,
-    watch: _Watch,
+    watch: Watch,
     base_commit: str,
 ) -> RunOutcome:
     chosen = selection.selected or selection.closest
@@ -369,18 +298,6 @@ def _cross_proofs(
         options.cmd_timeout_s or (config.cmd_timeout if config else None) or Limits().cmd_timeout_s
     )
     return CrossProofs(repo, test_cmd, mode, env, float(timeout), options.command_limits)
-
-
-def _attempt_line(facts: Attempted, row: Row) -> str:
-    said = f"attempt {facts.attempt} ({facts.model}): "
-    if row.get("usage") or row.get("error"):
-        return said + f"did not run: {row.get('usage') or row.get('error')}"
-    tokens = facts.tokens.input + facts.tokens.output
-    return (
-        said
-        + f"{facts.status} ({facts.stop_reason}), {tokens:,} tokens, {facts.wall_s:.1f} s"
-        + (f", {len(facts.proven)} proven test(s)" if facts.proven else "")
-    )
 
 
 def _head(repo: Path) -> str:

@@ -74,6 +74,11 @@ def test_the_verifier_selects_the_candidate_whose_change_passes_the_others_proof
     assert shown.returncode == 0, shown.stderr
     assert "attempt 1 won: it breaks fewer of the others' proven tests" in shown.stdout
     assert "0/1" in shown.stdout and "1/1" in shown.stdout
+    applied = subprocess.run(
+        coder_argv("apply", str(run_dir)), capture_output=True, text=True, env=coder_env()
+    )
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert "return a + b" in (repo / "calc.py").read_text()
 
 
 def test_with_no_verified_attempt_the_run_is_not_verified_and_names_the_closest(tmp_path):
