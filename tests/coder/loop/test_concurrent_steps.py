@@ -70,3 +70,27 @@ def test_a_step_that_conflicts_once_merged_is_rolled_back_and_revised(tmp_path):
     assert (result.status, result.revisions, result.rollbacks) == ("verified", 1, 1), result.message
     text = git(repo, "show", f"{result.branch}:alpha.py")
     assert "ALPHA = 1" in text and "BETA = 1" in text
+
+
+def test_a_step_that_fails_verification_on_the_merged_tree_is_rolled_back_and_revised(tmp_path):
+    """beta's invariant holds in its own worktree (alpha.py untouched there) and not once alpha
+    is on the branch: beta is verified again there, rolled back, and revised."""
+    repo = make_three(tmp_path / "repo")
+    beta = step("beta")
+    against_alpha = {"kind": "text_absent", "pattern": "ALPHA = 1", "paths": ["alpha.py"]}
+    beta["intendedModification"]["invariants"].append(against_alpha)
+    phases = {
+        "plan": [plan(step("alpha"), beta)],
+        "set-alpha": step_turns("alpha", reads=0),
+        "set-beta": step_turns("beta", reads=0),
+        "revise": [plan(step("alpha"), step("beta", deps=["set-alpha"]))],
+    }
+    result, events = run(repo, phases, jobs=2)
+    again = [e for e in events if e["type"] == "verification" and "merged_with" in e]
+    assert [(e["kind"], e["status"]) for e in again if e["status"] == "failed"] == [
+        ("text_absent", "failed")
+    ]
+    assert again[0]["merged_with"] == ["set-alpha"]
+    [rollback] = [e for e in events if e["type"] == "rollback" and e["step"] == "set-beta"]
+    assert "failed verification once brought onto the branch after set-alpha" in rollback["note"]
+    assert (result.status, result.revisions) == ("verified", 1), result.message
