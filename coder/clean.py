@@ -27,7 +27,9 @@ from sandbox.packfilter import CACHE_DIR as PACK_CACHE
 from sandbox.workspace import BRANCH_PREFIX, WorkspaceError, live_runs
 
 RUNS_DIR = Path(".coder") / "runs"
-_RUN_ID_TIME = re.compile(r"(\d{8}-\d{6})-[0-9a-f]{6}")
+_RUN_ID_TIME = re.compile(r"(\d{8}-\d{6})-[0-9a-f]{6}(?:-a\d+)?")
+"""A run's id, or one attempt's of a run with --attempts (`<run-id>-a2`: its branch once the
+attempts have ended, its directory `<run-id>/a2/`)."""
 DAY_S = 86_400.0
 ATTEMPT_REFS = "refs/coder/attempts/"
 """Where coder before issue 32 kept rolled-back attempts (now kept outside the repository)."""
@@ -80,14 +82,18 @@ def plan_clean(repo: Path, older_than_days: float | None, now: float | None = No
     runs_dir = top / RUNS_DIR
     run_dirs = {p.name: p for p in runs_dir.iterdir() if p.is_dir()} if runs_dir.is_dir() else {}
     ends = _run_ends(run_dirs)
+    attempt_dirs = {
+        f"{p.name}-{a.name}": a for p in run_dirs.values() for a in p.glob("a[0-9]*") if a.is_dir()
+    }
     for branch, committed in _run_branches(top):
         run_id = branch.removeprefix(BRANCH_PREFIX)
-        if run_id not in run_dirs and not _RUN_ID_TIME.fullmatch(run_id):
+        own_dir = run_dirs.get(run_id) or attempt_dirs.get(run_id)
+        if own_dir is None and not _RUN_ID_TIME.fullmatch(run_id):
             continue  # not a run's branch
         if run_id in live_ids or branch in live_branches:
             plan.running.append(run_id)
             continue
-        age = (now - _run_time(run_id, run_dirs.get(run_id), committed)) / DAY_S
+        age = (now - _run_time(run_id, own_dir, committed)) / DAY_S
         if older_than_days is not None and age < older_than_days:
             plan.kept_newer += 1
             continue
@@ -98,7 +104,7 @@ def plan_clean(repo: Path, older_than_days: float | None, now: float | None = No
                 f"delete it yourself if it is not wanted: git branch -D {branch}"
             )
             continue
-        plan.remove.append(Item("branch", branch, run_id, age, _status(run_dirs.get(run_id))))
+        plan.remove.append(Item("branch", branch, run_id, age, _status(own_dir)))
     cache = Path(git_line(["rev-parse", "--path-format=absolute", "--git-common-dir"], top))
     cache = cache / PACK_CACHE
     if cache.is_dir() and not live_ids:

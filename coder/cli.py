@@ -21,7 +21,7 @@ from coder.display import LastingConsole, detach_closed, markup_safe, plain
 from coder.exits import INTERRUPTED, check_sandbox, fail
 
 if TYPE_CHECKING:
-    from coder.loop.runner import RunOutcome
+    from coder.loop.runner import RunOptions, RunOutcome
     from coder.progress import ProgressPrinter
     from coder.terminal_review import TerminalReviewer
     from sandbox.limits import Limits
@@ -102,7 +102,13 @@ def run(
     task: TaskText = None,
     task_file: TaskFile = None,
     repo: Annotated[Path, typer.Option(help="The git repository to work on.")] = Path("."),
-    model: ModelSpec = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="anthropic:ID, openai:ID or script:PATH; with --attempts, repeatable: attempt "
+            "i uses the i-th, round robin."
+        ),
+    ] = None,
     mode: Annotated[str, typer.Option(help="contract | react | plan | reflect")] = "contract",
     test_cmd: TestCmd = None,
     max_revisions: MaxRevisions = None,
@@ -173,6 +179,26 @@ def run(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No live progress; only the result.")
     ] = False,
+    attempts: Annotated[
+        int | None,
+        typer.Option(min=1, help="Independent attempts, each verified; the verifier selects one."),
+    ] = None,
+    jobs: Annotated[
+        int | None, typer.Option(min=1, help="At most this many at once (default: the cores).")
+    ] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(min=0, metavar="USD", help="Dollars the whole run may spend (list prices)."),
+    ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            metavar="[ADDRESS]",
+            help="With --attempts: run them as Ray tasks, on the cluster at ADDRESS or a local "
+            "Ray instance. Needs coder-contracts[ray].",
+        ),
+    ] = None,
 ) -> None:
     """Run the agent on a repository."""
     from coder.loop.runner import RunOptions, run_task
@@ -184,12 +210,13 @@ def run(
     if no_revise and max_revisions is not None:
         fail("--no-revise and --max-revisions contradict each other; give one")
     command_limits = _command_limits(max_memory, max_file_size, max_growth, max_change)
+    _check_attempt_flags(attempts, model or [], max_cost, ray)
     console = _log_console(json_out)
-    printer = ProgressPrinter(console, quiet=quiet)
+    printer = ProgressPrinter(console, quiet=quiet or attempts is not None)  # attempts say lines
     options = RunOptions(
         repo=repo,
         task=task,
-        model=model,
+        model=model[0] if model else None,
         mode=mode,
         test_cmd=test_cmd,
         max_revisions=max_revisions,
@@ -216,9 +243,69 @@ def run(
         approve=approve,
         reviewer=_reviewer(console, printer),
         pass_env=env or [],
+        jobs=jobs,
     )
     _sigterm_as_interrupt()
+    if attempts is not None:
+        _finish(
+            _usage(
+                lambda: _run_attempts(options, attempts, model, jobs, max_cost, ray, console, quiet)
+            ),
+            console,
+            json_out,
+        )
     _finish(_usage(lambda: run_task(options)), console, json_out)
+
+
+def _check_attempt_flags(
+    attempts: int | None, models: list[str], max_cost: float | None, ray: str | None
+) -> None:
+    if attempts is not None:
+        return
+    if len(models) > 1:
+        fail(f"--model is given {len(models)} times; several models go with --attempts N")
+    for flag, value in (("--max-cost", max_cost), ("--ray", ray)):
+        if value is not None:
+            fail(f"{flag} goes with --attempts N")
+
+
+def _run_attempts(
+    options: RunOptions,
+    attempts: int,
+    models: list[str] | None,
+    jobs: int | None,
+    max_cost: float | None,
+    ray: str | None,
+    console: Console,
+    quiet: bool,
+) -> RunOutcome:
+    """`--attempts N`: the attempts run without a terminal; `--approve` asks once, before
+    they start, after the run says what it expects to spend."""
+    from coder.attempts.driver import AttemptsOptions, run_attempts
+
+    if options.approve and not sys.stdin.isatty():
+        fail("--approve asks on a terminal before the attempts start, and there is none")
+
+    def say(line: str) -> None:
+        if not quiet:
+            console.print(markup_safe(line), highlight=False, soft_wrap=True)
+
+    def confirm(expected: str) -> bool:
+        console.print(
+            f"[bold]coder asks:[/] go on with {markup_safe(expected)}? \\[y/N]", highlight=False
+        )
+        return input("> ").strip().lower() in ("y", "yes")
+
+    many = AttemptsOptions(
+        attempts,
+        models=list(models or []),
+        jobs=jobs,
+        ray=ray,
+        max_cost=max_cost,
+        confirm=confirm if options.approve else None,
+        say=say,
+    )
+    return run_attempts(options, many)
 
 
 @app.command("plan")
@@ -628,6 +715,13 @@ def bench(
             "(what --model script:DIR replays).",
         ),
     ] = None,
+    attempts: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Each run is N attempts and a selection; reports resolved@1, @N and the oracle.",
+        ),
+    ] = 1,
 ) -> None:
     """Run fixtures (or SWE-bench instances) × modes; report what was resolved and what shipped broken."""
     from coder.bench.cli import bench_command
@@ -665,6 +759,7 @@ def bench(
             html_file=html_file,
             predictions_in=predictions_in,
             record=record_dir,
+            attempts=attempts,
         )
     )
 

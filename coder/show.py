@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
+from coder.attempts.show import render_candidates
 from coder.display import markup_safe as m
 from coder.loop.trace import read_trace
 
@@ -54,6 +55,7 @@ def render_run(
     _steps(console, events, problems)
     if result is not None:
         _totals(console, result)
+        render_candidates(console, result, events)
     if transcript:
         print_transcript(console, events)
     if diff:

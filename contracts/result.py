@@ -139,6 +139,31 @@ class PullRequestRecord(_Out):
     """Set once the push succeeded."""
 
 
+CandidateStatus = Literal["verified", "failed", "stopped", "not_run"]
+"""An attempt's status: a run's, or `not_run` (stopped before it began: enough attempts had
+agreed, the cost bound was reached, or its process died before it wrote a result)."""
+
+
+class Candidate(_Out):
+    """One attempt of a run with `--attempts N`, as the selection saw it."""
+
+    attempt: int
+    """1 to N; its branch was `coder/<run-id>/a<attempt>`, its run directory `a<attempt>/`."""
+    model: str
+    status: CandidateStatus
+    stop_reason: str
+    tokens: Tokens = Field(default_factory=Tokens)
+    wall_s: float = 0.0
+    proofs_passed: int = 0
+    """Of the other verified candidates' proven regression tests, how many pass on this
+    candidate's tree (with their own test files laid over it)."""
+    proofs_total: int = 0
+    """How many of the other verified candidates' proven tests were run on this tree."""
+    changed_lines: int = 0
+    """Lines added and removed by its change, against the base."""
+    selected: bool = False
+
+
 class RunResult(_Out):
     run_id: str
     status: RunStatus
@@ -174,3 +199,7 @@ class RunResult(_Out):
     """Who wrote each plan version, in order (an edit under --approve is "user")."""
     resumed_from: str | None = None
     """The run id this run resumed (`coder resume`); its counts include that run's."""
+    candidates: list[Candidate] | None = None
+    """With `--attempts N`: every attempt, in order, as the selection saw it."""
+    selected: int | None = None
+    """With `--attempts N`: the attempt whose change `branch` holds; None when none verified."""

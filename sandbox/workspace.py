@@ -62,14 +62,19 @@ class Workspace:
     _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
-    def create(cls, repo: Path, run_id: str, *, throwaway: bool = False) -> Workspace:
-        """A worktree on a new branch `coder/<run_id>`. `throwaway`: the branch is deleted at
-        the end (a `coder plan` session), so a killed owner's branch goes with its worktree."""
+    def create(
+        cls, repo: Path, run_id: str, *, throwaway: bool = False, branch: str | None = None
+    ) -> Workspace:
+        """A worktree on a new branch `coder/<run_id>` (or `branch`, under `coder/`: one
+        attempt of several, `coder/<run-id>/a2`). `throwaway`: the branch is deleted at the
+        end (a `coder plan` session), so a killed owner's branch goes with its worktree."""
         _check_run_id(run_id)
+        if branch is not None and not branch.startswith(BRANCH_PREFIX):
+            raise WorkspaceError(f"a run's branch is under {BRANCH_PREFIX}, not {branch!r}")
         top, common = _locate(Path(repo))
         base, branch_name = _base(top)
         dirty = _enter(top, common)
-        branch = BRANCH_PREFIX + run_id
+        branch = branch or BRANCH_PREFIX + run_id
         if git_ok(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], top):
             raise WorkspaceError(f"branch {branch} already exists; use another run id")
         path, shared_uid = _add_worktree(

@@ -17,6 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from coder.bench.attempts import attempts_summary, attempts_view
 from coder.bench.display import cost_view, grid, legend, summary_view
 from coder.bench.fixtures import MODES, FixtureError, load_fixtures, skipped
 from coder.bench.jobs import BenchJob, Row, absolute_model
@@ -42,6 +43,7 @@ def bench_command(
     html_file: Path | None = None,
     predictions_in: Path | None = None,
     record: Path | None = None,
+    attempts: int = 1,
 ) -> int:
     from coder.bench.executors import ExecutorUnavailable, make_executor
 
@@ -54,6 +56,11 @@ def bench_command(
             highlight=False,
         )
         return 2
+    if attempts > 1 and record is not None:
+        console.print("[red]error:[/] --record records one run a job; not with --attempts")
+        return 2
+    if swebench is not None and model is None and predictions_in is not None:
+        modes = ()  # no model: the predictions given are judged alone
     model = absolute_model(model)
     bad_lines: list[BadLine] = []
     skips: list[dict[str, str]] = []
@@ -76,13 +83,15 @@ def bench_command(
             console.print(markup_safe(line), highlight=False)
 
         try:
-            found_instances = swebench_jobs(swebench, modes, only, model, say, record, workers)
+            found_instances = swebench_jobs(
+                swebench, modes, only, model, say, record, workers, attempts
+            )
         except SourceError as exc:
             console.print(f"[red]error:[/] {markup_safe(str(exc))}", highlight=False)
             return 2
         jobs, bad_lines = found_instances.jobs, found_instances.problems
     else:
-        found = _fixture_jobs(fixtures_dir, only, modes, model, console, record)
+        found = _fixture_jobs(fixtures_dir, only, modes, model, console, record, attempts)
         if found is None or not (found[0] or found[1]):
             return 2
         jobs, skips = found
@@ -90,7 +99,7 @@ def bench_command(
     if found_instances is not None and predictions is not None:
         from coder.bench.peer import peer_jobs
 
-        instances = list({j.instance.instance_id: j.instance for j in jobs}.values())  # type: ignore[attr-defined]
+        instances = found_instances.instances
         peers = peer_jobs(predictions, instances, found_instances.clones, found_instances.prepared)
         peer_modes = tuple(dict.fromkeys(p.prediction.model for p in peers))
         jobs = [*jobs, *peers]
@@ -123,6 +132,9 @@ def bench_command(
     if peer_modes:
         console.print(cost_view(summary))
     console.print(grid(rows, every_mode))
+    many = attempts_summary(rows, modes) if attempts > 1 else {}
+    if many:
+        console.print(attempts_view(many, attempts))
     console.print(markup_safe(legend()), highlight=False)
     for line in paired_lines(comparison):
         console.print(markup_safe(line), highlight=False)
@@ -161,7 +173,13 @@ def bench_command(
         records = [{k: v for k, v in r.items() if k != "model_patch"} for r in rows]
         json_file.write_text(
             json.dumps(
-                {"runs": records, "summary": summary, "paired": comparison, "skipped": skips},
+                {
+                    "runs": records,
+                    "summary": summary,
+                    "paired": comparison,
+                    "skipped": skips,
+                    **({"attempts": {"n": attempts, "per_mode": many}} if many else {}),
+                },
                 indent=2,
             )
             + "\n",
@@ -184,6 +202,7 @@ def _fixture_jobs(
     model: str | None,
     console: Console,
     record: Path | None = None,
+    attempts: int = 1,
 ) -> tuple[list[BenchJob], list[dict[str, str]]] | None:
     """The fixture × mode jobs, and the pairs skipped (a fixture without that mode's script);
     None when the fixtures are broken (said on the console)."""
@@ -197,7 +216,7 @@ def _fixture_jobs(
             console.print(f"  {markup_safe(line)}", highlight=False)
         return None
     return [
-        FixtureJob(f, m, model, record / f"{f.name}.{m}.json" if record else None)
+        FixtureJob(f, m, model, record / f"{f.name}.{m}.json" if record else None, attempts)
         for f in fixtures
         for m in modes
         if f.runs(m)

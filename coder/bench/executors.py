@@ -17,7 +17,14 @@ from multiprocessing.process import BaseProcess
 
 from coder.bench.jobs import BenchJob, Executor, ExecutorUnavailable, Row, ordered
 
-__all__ = ["Executor", "ExecutorUnavailable", "ProcessPool", "make_executor", "ordered"]
+__all__ = [
+    "Executor",
+    "ExecutorUnavailable",
+    "InProcess",
+    "ProcessPool",
+    "make_executor",
+    "ordered",
+]
 _PRELOAD = ["coder.bench.runner", "coder.bench.swebench_job", "coder.loop.runner"]
 
 
@@ -87,6 +94,27 @@ def _exit_how(code: int | None) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exit status {code}"
+
+
+class InProcess:
+    """Jobs one after another in this process: for attempts inside a bench job, whose own
+    process (a pool worker, a Ray task) may not start processes of its own."""
+
+    name = "in-process"
+
+    def run(self, jobs: Sequence[BenchJob], on_done: Callable[[Row], None]) -> list[Row]:
+        rows: list[Row] = []
+        for job in jobs:
+            try:
+                row = job.run()
+            except Exception as exc:  # a job must not raise; if one does, say what it raised
+                row = job.failed(f"{type(exc).__name__}: {exc}")
+            rows.append(row)
+            on_done(row)
+        return rows
+
+    def close(self) -> None:
+        return None
 
 
 LOCAL_RAY = "local"

@@ -61,17 +61,21 @@ class RayExecutor:
         pending = {task.remote(job): job for job in jobs}
         rows: list[Row] = []
         waiting = list(pending)
-        while waiting:
-            ready, waiting = ray.wait(waiting, num_returns=1)
-            for ref in ready:
-                job = pending.pop(ref)
-                try:
-                    row: Row = ray.get(ref)
-                except ray.exceptions.RayError as exc:
-                    row = job.failed(f"the Ray task died: {_first_line(exc)}")
-                    row["node"] = "unknown"
-                rows.append(row)
-                on_done(row)
+        try:
+            while waiting:
+                ready, waiting = ray.wait(waiting, num_returns=1)
+                for ref in ready:
+                    job = pending.pop(ref)
+                    try:
+                        row: Row = ray.get(ref)
+                    except ray.exceptions.RayError as exc:
+                        row = job.failed(f"the Ray task died: {_first_line(exc)}")
+                        row["node"] = "unknown"
+                    rows.append(row)
+                    on_done(row)
+        finally:
+            for ref in waiting:  # `on_done` stopped the run (enough agree, Ctrl-C): the rest end
+                ray.cancel(ref)
         return ordered(rows, jobs)
 
     def close(self) -> None:

@@ -15,14 +15,18 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from coder.bench.attempts import attempt_fields, attempt_models, chosen_dir
 from coder.bench.classes import judged
 from coder.bench.evidence import gather
 from coder.bench.jobs import Row, model_for, result_fields, run_row
 from coder.bench.prepare import copy_deps
 from coder.bench.swebench import Instance
 from sandbox.gitcli import GitError, git, git_ok
+
+if TYPE_CHECKING:
+    from contracts.result import RunResult
 
 
 class InstanceError(Exception):
@@ -42,6 +46,8 @@ class InstanceJob:
     """Why the instance cannot run (its prepare failed): the row says so, nothing runs."""
     record: Path | None = None
     """Record the model's replies here (a file `--model script:` replays)."""
+    attempts: int = 1
+    """`--attempts N`: the run is N attempts and a selection (coder.bench.attempts)."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -78,7 +84,10 @@ def run_instance(job: InstanceJob) -> Row:
             record=job.record,
         )
         try:
-            result = run_task(options).result
+            if job.attempts > 1:
+                result = _with_attempts(options, job)
+            else:
+                result = run_task(options).result
         except Exception as exc:  # one broken run must not lose the whole report
             kind = "" if isinstance(exc, UsageError) else f"{type(exc).__name__}: "
             return _row(job, error=f"{kind}{exc}", wall_s=round(time.monotonic() - started, 3))
@@ -87,18 +96,38 @@ def run_instance(job: InstanceJob) -> Row:
         )
         claimed = result.status == "verified"
         resolved = evaluation.status == RESOLVED
+        many: dict[str, Any] = {}
+        if job.attempts > 1:
+
+            def judge(commit: str | None) -> bool:
+                done = evaluate(repo, instance, commit or instance.base_commit, work, job.deps)
+                return done.status == RESOLVED
+
+            many = attempt_fields(result, work / "run", judge)
         return _row(
             job,
+            **many,
             **result_fields(result),
             resolved=resolved,
             shipped_broken=claimed and evaluation.status == UNRESOLVED,
             wall_s=round(time.monotonic() - started, 3),
-            **judged(gather(work / "run", result, repo), resolved),
+            **judged(gather(chosen_dir(work / "run", result), result, repo), resolved),
             evaluation=evaluation.as_json(),
             model_patch=result.patch,
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _with_attempts(options: Any, job: InstanceJob) -> RunResult:
+    """The run as N attempts, one after another in this job's process, and a selection."""
+    from coder.attempts.driver import AttemptsOptions, run_attempts
+    from coder.bench.executors import InProcess
+
+    first = model_for(job.model, job.instance.instance_id, job.mode)
+    models = attempt_models(Path(str(first).removeprefix("script:")), first, job.attempts)
+    many = AttemptsOptions(job.attempts, models=models, executor=InProcess())
+    return run_attempts(options, many).result
 
 
 def prepare_clone(repos: Path, instance: Instance, dest: Path) -> Path:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from coder.bench.prepare import Prepared, local_cache, prepare_all
 from coder.bench.shipped import BuildError, cached_clones, suite_cache
-from coder.bench.swebench import BadLine, InstanceFileError, load_instances
+from coder.bench.swebench import BadLine, Instance, InstanceFileError, load_instances
 from coder.bench.swebench_job import InstanceJob
 
 
@@ -34,6 +34,8 @@ class SweBenchJobs:
     clones: Path
     """Where the clones are (--repos, or the cache)."""
     prepared: Prepared = field(default_factory=Prepared)
+    instances: list[Instance] = field(default_factory=list)
+    """Every instance to run or judge (also when no mode runs: predictions judged alone)."""
 
 
 class SourceError(Exception):
@@ -48,11 +50,15 @@ def swebench_jobs(
     say: Callable[[str], None] = lambda line: None,
     record: Path | None = None,
     workers: int = 1,
+    attempts: int = 1,
 ) -> SweBenchJobs:
-    if model is None:
+    """The instance × mode jobs; with no modes (no --model, only --predictions-in), none:
+    the instances are still loaded, cloned and prepared for the predictions' judging."""
+    if model is None and modes:
         raise SourceError(
             "--swebench needs --model: a model spec, or script:DIR with one scripted reply "
-            "file per run, DIR/<instance_id>.<mode>.json"
+            "file per run, DIR/<instance_id>.<mode>.json (or --predictions-in FILE alone, to "
+            "judge those predictions)"
         )
     shipped = args.file.parent / "repos"
     if args.repos is not None and not args.repos.is_dir():
@@ -94,11 +100,12 @@ def swebench_jobs(
             deps=prepared.deps.get(i.instance_id),
             setup_error=prepared.errors.get(i.instance_id),
             record=record / f"{i.instance_id}.{mode}.json" if record else None,
+            attempts=attempts,
         )
         for i in instances
         for mode in modes
     ]
-    return SweBenchJobs(jobs, problems, repos, prepared)
+    return SweBenchJobs(jobs, problems, repos, prepared, instances)
 
 
 def describe(file: Path, bad: BadLine) -> str:

@@ -39,6 +39,9 @@ class Check:
     """The judgement of that run, as data (what regressed, what is the sandbox's doing)."""
     timed_out: bool = False
     """The check's command was killed at its time limit."""
+    proven: tuple[str, ...] = ()
+    """A passed `tests_fail_before`: the test ids it proved fail before and pass after (what
+    coder.attempts runs against other candidates' trees)."""
 
     @property
     def environmental(self) -> bool:

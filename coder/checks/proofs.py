@@ -66,7 +66,7 @@ def check_fails_before(invariant: inv.TestsFailBefore, step: CompiledStep, env: 
                 ).text
             )
     status = "passed" if proof.proven else "failed"
-    return Check(kind, status, "\n".join(lines), detail, command_s=spent)
+    return Check(kind, status, "\n".join(lines), detail, command_s=spent, proven=proof.proving)
 
 
 def _changed(selection: PathsRun, env: VerifyEnv) -> dict[str, list[tuple[str, ...]] | None]:

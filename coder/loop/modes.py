@@ -40,7 +40,16 @@ def run_contract(rt: Runtime) -> None:
     plan = first_plan(rt)
     if rt.state.awaiting_revision:  # a resumed run that stopped before its revision
         plan = _revise(rt, rt.state.awaiting_revision)
+    run_steps(rt, plan)
+
+
+def run_steps(rt: Runtime, plan: ValidPlan) -> None:
+    """Every step of `plan` not verified yet, in order; a failed one is rolled back and the
+    plan revised (`plan` becomes the revision)."""
     while (step_id := _next_step(rt)) is not None:
+        if rt.together is not None and len(ready := _ready(rt)) > 1:
+            plan = rt.together(rt, plan, ready)
+            continue
         step = plan.steps[step_id]
         checkpoint = rt.checkpoints.take(step_id)
         rt.trace.emit("checkpoint", step=step_id, sha=checkpoint.sha)
@@ -178,11 +187,16 @@ MODES: dict[str, Callable[[Runtime], object]] = {
 
 
 def _next_step(rt: Runtime) -> str | None:
+    ready = _ready(rt)
+    return ready[0] if ready else None
+
+
+def _ready(rt: Runtime) -> list[str]:
+    """Steps not verified whose dependencies all are, in plan order."""
     assert rt.state.plan is not None
-    ready = [
+    return [
         s for s in ready_steps(rt.state.plan, set(rt.state.verified)) if s not in rt.state.verified
     ]
-    return ready[0] if ready else None
 
 
 def _execute(rt: Runtime, step: CompiledStep, failure: str, checkpoint_sha: str = "") -> str:
@@ -279,7 +293,8 @@ def _commit(rt: Runtime, step: CompiledStep, checks: list[Check], status: str = 
     rt.state.outcome(step_id).commit = sha
     if status == "verified":
         rt.state.verified.append(step_id)
-        rt.trace.emit("step_verified", step=step_id, commit=sha)
+        proven = [test for check in checks for test in check.proven]
+        rt.trace.emit("step_verified", step=step_id, commit=sha, proven=proven)
     rt.session.progress()
 
 

@@ -47,8 +47,11 @@ def plan_phase(rt: Runtime) -> ValidPlan:
     return _submit(rt, "plan", briefing, forms_known=True)
 
 
-def revise_phase(rt: Runtime, failure: str, *, environmental: bool = False) -> ValidPlan:
-    """Counted once its plan is accepted: a revision cut short (an interrupt) did not happen."""
+def revise_phase(
+    rt: Runtime, failure: str, *, environmental: bool = False, what_failed: str | None = None
+) -> ValidPlan:
+    """Counted once its plan is accepted: a revision cut short (an interrupt) did not happen.
+    `what_failed`: the briefing's account of what went wrong, when not a failed step."""
     assert rt.state.plan is not None
     briefing = prompts.revision_briefing(
         rt.task,
@@ -58,6 +61,7 @@ def revise_phase(rt: Runtime, failure: str, *, environmental: bool = False) -> V
         rt.budget_left(),
         rt.task_context,
         environmental=environmental,
+        **({"what_failed": what_failed} if what_failed else {}),
     )
     previous = rt.state.plan
     plan = _submit(rt, "revise", briefing, forms_known=False)

@@ -128,13 +128,14 @@ def revision_briefing(
     context: str = "",
     *,
     environmental: bool = False,
+    what_failed: str = "A step failed verification and was rolled back.",
 ) -> str:
     """The plan's goal and notes once (as text, whole), then its steps; the invariant
     grammar only by reference (REVISION_FORMAT)."""
     cause = f"{ENVIRONMENTAL_FAILURE}; " if environmental else "Fix the cause; "
     return (
         f"{_with_context(task, context)}\n\n{plan_context(plan, whole=True)}"
-        "Phase: REVISE. A step failed verification and was rolled back.\n\n"
+        f"Phase: REVISE. {what_failed}\n\n"
         f"Failure:\n{failure}\n\n"
         f"The current plan's steps (its goal and notes are above):\n{steps_json(plan)}\n\n"
         f"Verified steps (kept unless you change their files): {', '.join(verified) or 'none'}\n"

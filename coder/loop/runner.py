@@ -28,8 +28,10 @@ from coder.config import (
 )
 from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.approval import PlanApproval, Reviewer
+from coder.loop.concurrent_steps import Together, together
 from coder.loop.context import THRESHOLD_CAP, BatchMasking, ContextPolicy
 from coder.loop.diskfull import Reserve, disk_full, unless_full
+from coder.loop.final_revision import revise_after_final
 from coder.loop.given_plan import load_given_plan
 from coder.loop.journal import Journal
 from coder.loop.known_red import known_red
@@ -47,6 +49,7 @@ from coder.loop.windows import token_limits
 from coder.models.base import Model, ReportsWindow
 from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, hosted_api_note, make_model
+from coder.models.scripted import ScriptedModel
 from coder.tools.textfile import printable
 from coder.tools.toolbox import ToolBox
 from coder.verdict.base_probe import BaseProbe
@@ -137,6 +140,12 @@ class RunOptions:
     """Set by `coder resume`: the run this one continues (its branch, plan, steps, budgets)."""
     pass_env: list[str] = field(default_factory=list)
     """`--env NAME`: host variables every command sees, secret-looking ones too (named exactly)."""
+    jobs: int | None = None
+    """`--jobs J`: up to J ready steps at once, each in a worktree of its own (contract mode,
+    a model that is not a script: a script's turns come in order, whatever is asked)."""
+    branch: str | None = None
+    """The branch to work on, when not `coder/<run-id>`: one of several attempts'
+    (`coder/<run-id>/a<i>`, coder.attempts)."""
     session: Literal["run", "plan"] = "run"
     """"plan" for `coder plan`: the plan phase alone, on a branch it throws away; in the
     trace's run_started, for the progress line and `coder show`."""
@@ -156,7 +165,7 @@ def run_task(options: RunOptions) -> RunOutcome:
     if rt.state.replies == 0 and workspace.owns_branch:
         _drop_branch(workspace, result, run_dir)
         return RunOutcome(result, run_dir, NOTHING_DONE)
-    return RunOutcome(result, run_dir, _take(workspace.repo, result, run_dir, options.apply))
+    return RunOutcome(result, run_dir, take_change(workspace.repo, result, run_dir, options.apply))
 
 
 PLANNED_MODES = ("contract", "plan")
@@ -219,7 +228,9 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         if options.resume is not None:
             workspace = options.resume.open_workspace(repo, run_id)
         else:
-            workspace = Workspace.create(repo, run_id, throwaway=options.session == "plan")
+            workspace = Workspace.create(
+                repo, run_id, throwaway=options.session == "plan", branch=options.branch
+            )
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
     test_cmd = (
@@ -275,6 +286,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
         rt.state.started = started
         rt.setup_cmd = config.setup_cmd if config else None
         rt.given_plan, rt.revise = given, options.revise
+        rt.together = _together(options, model)
         rt.approval = PlanApproval(options.reviewer) if options.approve else None
         try:
             outcome = drive(rt, workspace, model_spec, options)
@@ -301,6 +313,14 @@ def _unstarted(run_dir: Path, fresh: Path | None, workspace: Workspace) -> Itera
         _discard(run_dir, fresh)
         workspace.delete_branch()
         raise UsageError(f"{full}; nothing was done") from None
+
+
+def _together(options: RunOptions, model: Model) -> Together | None:
+    """Several ready steps at once with --jobs J > 1; never for a scripted or recorded model
+    (the turns of a script, and of a recording, are in the order of the calls)."""
+    if not options.jobs or options.jobs < 2 or options.record or isinstance(model, ScriptedModel):
+        return None
+    return together(options.jobs)
 
 
 def _given_plan(options: RunOptions, repo: Path) -> ValidPlan | None:
@@ -423,6 +443,8 @@ def _drive(
         base = prepare(rt, workspace, options.resume)
         MODES[rt.mode](rt)
         final = _final_check(rt, base)
+        if not final.passed and revise_after_final(rt, final):
+            final = _final_check(rt, base)
         if final.passed:
             reason, message = "completed", _completed_message(rt)
         else:
@@ -701,7 +723,7 @@ def _completed_message(rt: Runtime) -> str:
     )
 
 
-def _take(repo: Path, result: RunResult, run_dir: Path, apply: bool) -> str | None:
+def take_change(repo: Path, result: RunResult, run_dir: Path, apply: bool) -> str | None:
     """Apply when asked; either way, the line that tells the person where the change went."""
     if not apply:
         return take_hint(result, run_dir, repo) if result.status == "verified" else None

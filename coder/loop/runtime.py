@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -62,6 +63,9 @@ class Runtime:
     it (a lint hook npm did not reach there)."""
     setup_cmd: str | None = None
     """The repository's setup_cmd: run first, within the run's --timeout (runner.prepare)."""
+    together: Callable[[Runtime, ValidPlan, list[str]], ValidPlan] | None = None
+    """Set with --jobs J: runs several ready steps at once (coder.loop.concurrent_steps) and
+    returns the plan in force after them; None: one step at a time."""
 
     def budget_left(self) -> str:
         s, lim = self.state, self.limits

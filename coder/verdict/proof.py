@@ -36,6 +36,9 @@ class ProofVerdict:
     lines: list[str]
     after_failed: bool
     """The run after the step is what failed (its log is the one to show)."""
+    proving: tuple[str, ...] = ()
+    """The test ids that failed before and pass after (what coder.attempts runs against the
+    other candidates' trees)."""
 
 
 def judge_proof(
@@ -48,16 +51,19 @@ def judge_proof(
     its files (None, or a name absent: not known; every test in it stands in)."""
     now = after.now
     lines: list[str] = []
+    proving: list[str] = []
     proven = True
     if not now.outcomes and not before.outcomes:
         return _by_exit(before, after)
     for target in targets:
         if target.kind == "test":
             ok, line = _named_test(target, before, now)
+            ids = [target.name] if ok else []
         else:
-            ok, line = _stand_in(target, before, now, (changed or {}).get(target.name))
+            ok, line, ids = _stand_in(target, before, now, (changed or {}).get(target.name))
         proven &= ok
         lines.append(line)
+        proving += ids
     if not after.passed:
         proven = False
         what = ", ".join(after.counted[:IDS_SHOWN] + after.missing[:IDS_SHOWN])
@@ -65,7 +71,8 @@ def judge_proof(
             "the run after the change does not pass as a tests_pass on the same names would"
             + (f": {what}" if what else "")
         )
-    return ProofVerdict(proven, lines, not after.passed or any("after it" in x for x in lines))
+    after_failed = not after.passed or any("after it" in x for x in lines)
+    return ProofVerdict(proven, lines, after_failed, tuple(proving) if proven else ())
 
 
 def outcome_of(target: Target, run: Facts) -> str:
@@ -94,17 +101,14 @@ def _named_test(target: Target, before: Facts, now: Facts) -> tuple[bool, str]:
     return True, f"{name}: failed before the change, passes after it"
 
 
-def _stand_in(target: Target, before: Facts, now: Facts, titles: Titles | None) -> tuple[bool, str]:
+def _stand_in(
+    target: Target, before: Facts, now: Facts, titles: Titles | None
+) -> tuple[bool, str, list[str]]:
     """A file or directory: the step's tests in it that pass now and failed before."""
     name = target.name
     covered = sorted(t for t in now.outcomes if target.covers(t))
     if not covered:
-        return False, f"{name}: no test in it ran after the change, so it proves nothing"
-    if titles is not None and not titles:
-        return False, (
-            f"{name}: the step added or changed no test in it; name the tests by id "
-            "(`file::test`, `file > describe > test`) or add the test in this step"
-        )
+        return False, f"{name}: no test in it ran after the change, so it proves nothing", []
     if titles:
         mine = [t for t in covered if any(matches(t, title) for title in titles)]
         covered = mine or covered
@@ -123,15 +127,13 @@ def _stand_in(target: Target, before: Facts, now: Facts, titles: Titles | None) 
         shown = ", ".join(proving[:IDS_SHOWN]) + (
             f" (+{len(proving) - IDS_SHOWN} more)" if len(proving) > IDS_SHOWN else ""
         )
-        return (
-            True,
-            f"{name}: {len(proving)} test(s) failed before the change, pass after it: {shown}",
-        )
+        line = f"{name}: {len(proving)} test(s) failed before the change, pass after it: {shown}"
+        return True, line, proving
     vacuous = [t for t in covered if now.outcomes[t] == PASSED]
     if vacuous:
         more = f" (+{len(vacuous) - IDS_SHOWN} more)" if len(vacuous) > IDS_SHOWN else ""
-        return False, "\n".join(f"{t}: {VACUOUS}" for t in vacuous[:IDS_SHOWN]) + more
-    return False, f"{name}: no test in it passes after the change"
+        return False, "\n".join(f"{t}: {VACUOUS}" for t in vacuous[:IDS_SHOWN]) + more, []
+    return False, f"{name}: no test in it passes after the change", []
 
 
 def _by_exit(before: Facts, after: Verdict) -> ProofVerdict:

@@ -169,3 +169,21 @@ def test_clean_removes_attempt_refs_an_earlier_version_left_and_the_pack_cache(t
     assert "attempt ref refs/coder/attempts/1-fix-add (a rolled-back attempt" in done.stdout
     assert "pack cache " in done.stdout and not cache.parent.exists()
     assert git(repo, "for-each-ref", "refs/coder").strip() == ""
+
+
+def test_the_branches_a_run_of_attempts_leaves_are_a_finished_runs(tmp_path):
+    """`coder/<run-id>` and each attempt's `coder/<run-id>-a<i>` (its directory is
+    `<run-id>/a<i>/`) go with the run; a branch under coder/ that is no run's stays."""
+    repo = make_calc_repo(tmp_path)
+    run_id = "20261201-101010-abcdef"
+    for attempt in ("a1", "a2"):
+        attempt_dir = repo / ".coder" / "runs" / run_id / attempt
+        attempt_dir.mkdir(parents=True)
+        (attempt_dir / "result.json").write_text('{"status": "failed", "stop_reason": "x"}')
+    (repo / ".coder" / "runs" / run_id / "result.json").write_text('{"status": "verified"}')
+    for branch in (f"coder/{run_id}", f"coder/{run_id}-a1", f"coder/{run_id}-a2", "coder/mine-a1"):
+        git(repo, "branch", branch)
+    done = coder("clean", "--repo", str(repo), "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"branch coder/{run_id}-a2 (failed (x)" in done.stdout
+    assert _branches(repo) == {"main", "coder/mine-a1"}

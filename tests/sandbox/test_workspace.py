@@ -34,6 +34,16 @@ def test_create_makes_a_worktree_on_a_new_branch_from_head(repo: Path) -> None:
     assert run_git(repo, "rev-parse", "coder/r1").strip() == head  # the branch stays
 
 
+def test_an_attempt_works_on_the_branch_it_is_given_under_coder(repo: Path) -> None:
+    """One attempt of several (coder.attempts) works on `coder/<run-id>/a<i>`."""
+    with Workspace.create(repo, "r1-a2", branch="coder/r1/a2") as ws:
+        assert ws.branch == "coder/r1/a2"
+        assert run_git(ws.path, "rev-parse", "--abbrev-ref", "HEAD").strip() == "coder/r1/a2"
+    with pytest.raises(WorkspaceError, match="under coder/"):
+        Workspace.create(repo, "r2", branch="main")
+    assert "r2" not in run_git(repo, "branch", "--list")
+
+
 def test_worktree_is_git_not_a_copy(repo: Path) -> None:
     with Workspace.create(repo, "r1") as ws:
         assert (ws.path / ".git").is_file()

@@ -60,6 +60,8 @@ def test_a_test_that_fails_before_the_fix_proves_the_step(calc_repo, script):
         "tests/test_calc.py: 1 test(s) failed before the change, pass after it: "
         "tests/test_calc.py::test_add_negative" in check["evidence"]
     )
+    [verified] = [e for e in events if e["type"] == "step_verified"]
+    assert verified["proven"] == ["tests/test_calc.py::test_add_negative"]  # for coder.attempts
     assert snapshot(calc_repo) == before
     assert "coder-proof" not in git(calc_repo, "worktree", "list")
 

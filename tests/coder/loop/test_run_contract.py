@@ -252,6 +252,7 @@ def test_breaking_a_test_that_passed_at_base_fails_the_final_check(calc_repo, sc
             },
             {"tool": "finish_step", "input": {"summary": "fixed"}},
         ),
+        max_revisions=0,  # a failed final check would otherwise get a revision
     )
     assert result.stop_reason == "final_check_failed" and result.status == "failed"
     assert result.final_check is not None
