@@ -9,7 +9,8 @@ test red at the base for another reason is discounted there, and so here). Then 
   pass after;
 - a file or directory stands for the tests the step added or changed in it (found in the
   sources by `summarizers.runners.testdefs`; every test in it where the source cannot be
-  read): at least one of those must have failed before and passed after. A test that passed
+  read, or where no definition changed: a table-driven test whose rows the step added is
+  known only by its outcome): at least one of those must have failed before and passed after. A test that passed
   before too proves nothing; a test red at the base that is still red after is the judge's
   to discount, not a proof;
 - a run whose runner names no test by id proves by its exit: red before, green after.

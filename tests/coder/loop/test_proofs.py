@@ -381,3 +381,24 @@ def test_react_deleting_a_test_without_saying_so_is_not_verified(calc_repo, scri
     assert result.status != "verified"
     assert "tests/test_calc.py::test_scale" in final["evidence"]
     assert "final_answer's tests_removed" in final["evidence"]
+
+
+def test_rows_added_to_a_table_driven_test_prove_the_file_by_outcome() -> None:
+    """ufo-313 (recorded live session): the step added rows to `const tests = [...]` and the
+    ids are made from the rows, so no test definition changed; the file's tests that failed
+    before and pass after are the proof. A row that passed before too proves nothing."""
+    from coder.verdict.judge import Facts, Policy, judge
+    from coder.verdict.proof import judge_proof
+
+    old = 'test/base.test.ts > withBase > "/" + "/"'
+    new = 'test/base.test.ts > withBase > "/admin" + "/admin-dashboard"'
+    proof = target("vitest", "test/base.test.ts", ["test/base.test.ts"])
+    before = Facts(exit_code=1, outcomes={old: "passed", new: "failed"}, all_listed=True)
+    after = Facts(exit_code=0, outcomes={old: "passed", new: "passed"}, all_listed=True)
+    verdict = judge(after, before, Policy("step", named=(proof,)))
+    ruled = judge_proof(before, verdict, [proof], {"test/base.test.ts": []})
+    assert ruled.proven, ruled.lines
+    assert new in ruled.lines[0]
+    vacuous = Facts(exit_code=0, outcomes={old: "passed", new: "passed"}, all_listed=True)
+    ruled = judge_proof(vacuous, verdict, [proof], {"test/base.test.ts": []})
+    assert not ruled.proven and "would not have caught the bug" in ruled.lines[0]
