@@ -143,11 +143,18 @@ def prepare_environment(
 
 
 def prepare_tree_environment(
-    tree: Path, *, include: list[str], sandbox_mode: str, test_cmd: str | None = None
+    tree: Path,
+    *,
+    include: list[str],
+    sandbox_mode: str,
+    test_cmd: str | None = None,
+    own_includes: bool = False,
 ) -> RepoEnvironment:
-    """The same for a worktree made outside a run (`coder ci`'s trees of one commit):
-    its checkout is found from git, named secrets never come in, and only `include` names
-    what comes in (the checkout's own `.worktreeinclude` may be a pull request's)."""
+    """The same for a worktree made outside a run (`coder ci`'s trees of one commit, a run's
+    throwaway trees): its checkout is found from git and named secrets never come in. Only
+    `include` names what comes in, unless `own_includes`: a run's own tree (a proof's, a
+    candidate's) also takes the checkout's `.worktreeinclude`, as the run's worktree did; a
+    `coder ci` tree never does (the checkout's file may be a pull request's)."""
     plain = plain_environment(tree)
     return _prepare(
         plain.checkout,
@@ -159,7 +166,7 @@ def prepare_tree_environment(
         allow_unverified=False,
         source=None,
         named_secrets=False,
-        include_file=False,
+        include_file=own_includes,
     )
 
 

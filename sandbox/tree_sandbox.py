@@ -14,12 +14,13 @@ def sandbox_like(
     tree: Path, like: Sandbox, include: list[str], test_cmd: str | None
 ) -> Sandbox | str:
     """A sandbox of the same mode, limits and command environment as `like` (the run's), for a
-    throwaway tree; or why the tree could not be set up."""
+    throwaway tree of the run, with what the run's worktree brought in (`include` and the
+    checkout's `.worktreeinclude`); or why the tree could not be set up."""
     wrapped = like if isinstance(like, EnvSandbox) else None
     inner = wrapped.inner if wrapped else like
     try:
         environment = prepare_tree_environment(
-            tree, include=include, sandbox_mode=like.name, test_cmd=test_cmd
+            tree, include=include, sandbox_mode=like.name, test_cmd=test_cmd, own_includes=True
         )
         made = make_sandbox(
             like.name, tree, environment=environment, limits=getattr(inner, "limits", None)

@@ -75,6 +75,7 @@ class CrossProofs:
                 include=(config.include if config else None) or [],
                 sandbox_mode=self.sandbox_mode,
                 test_cmd=self.test_cmd,
+                own_includes=True,
             )
             inner = make_sandbox(
                 self.sandbox_mode, tree, environment=environment, limits=self.limits

@@ -56,7 +56,10 @@ class Exchange:
     failing: tuple[str, ...] = ()
     """The proven tests that did not pass there."""
     note: str = ""
-    """Why they could not be run, when they could not (then none counts as passed)."""
+    """Why they could not be run, when they could not (then they count neither way)."""
+    breaks: int = 0
+    """Added up for one tree: how many other candidates' proofs fail on it. A candidate that
+    adds many cases to a parameterized test proves many ids; it is one candidate."""
 
 
 Exchanges = Mapping[tuple[int, int], Exchange]
@@ -76,22 +79,28 @@ class Selection:
 
 def received(attempt: int, verified: Sequence[Attempted], exchanges: Exchanges) -> Exchange:
     """The other verified candidates' proofs, run on `attempt`'s tree, added up."""
-    passed = total = 0
+    passed = total = breaks = 0
     failing: list[str] = []
+    notes: list[str] = []
     for other in verified:
         if other.attempt == attempt:
             continue
         got = exchanges.get((other.attempt, attempt))
         if got is None:
             continue
+        if got.note:
+            notes.append(f"attempt {other.attempt}'s proofs could not run on it: {got.note}")
+            continue
         passed, total = passed + got.passed, total + got.total
         failing += got.failing
-    return Exchange(passed, total, tuple(failing))
+        breaks += bool(got.failing)
+    return Exchange(passed, total, tuple(failing), "; ".join(notes), breaks)
 
 
-def _rank(attempted: Attempted, got: Exchange) -> tuple[int, int, int, int]:
+def _rank(attempted: Attempted, got: Exchange) -> tuple[int, float, int, int, int]:
     return (
-        got.total - got.passed,
+        got.breaks,
+        (got.total - got.passed) / got.total if got.total else 0.0,
         len(attempted.weakened),
         attempted.changed_lines,
         attempted.attempt,
@@ -150,17 +159,24 @@ def _none_verified(attempts: Sequence[Attempted], closest: int | None) -> list[s
     ]
 
 
+SHOWN = 5
+"""Failing ids named per candidate in the reasons; the rest are counted."""
+
+
 def _why(ranked: list[Attempted], scores: Mapping[int, Exchange]) -> list[str]:
     """One line per verified candidate on the proofs, then the line that decided."""
     lines = []
     for a in ranked:
         got = scores[a.attempt]
+        if got.note:
+            lines.append(got.note)
         if got.total == 0:
-            lines.append(f"attempt {a.attempt}: no other candidate's proven test to run on it")
+            lines.append(f"attempt {a.attempt}: no other candidate's proven test ran on it")
             continue
         line = f"attempt {a.attempt} passes {got.passed}/{got.total} of the others' proven tests"
         if got.failing:
-            line += f"; fails {', '.join(got.failing)}"
+            more = f" (+{len(got.failing) - SHOWN} more)" if len(got.failing) > SHOWN else ""
+            line += f"; fails {', '.join(got.failing[:SHOWN])}{more}"
         lines.append(line)
     winner = ranked[0]
     if len(ranked) == 1:
@@ -168,10 +184,15 @@ def _why(ranked: list[Attempted], scores: Mapping[int, Exchange]) -> list[str]:
         return lines
     runner_up = ranked[1]
     w, r = scores[winner.attempt], scores[runner_up.attempt]
-    if (w.total - w.passed) != (r.total - r.passed):
+    if w.breaks != r.breaks:
         decided = (
-            f"it breaks fewer of the others' proven tests ({w.total - w.passed} against "
-            f"{r.total - r.passed} for attempt {runner_up.attempt})"
+            f"it breaks fewer other candidates' proofs ({w.breaks} against {r.breaks} "
+            f"for attempt {runner_up.attempt})"
+        )
+    elif _rank(winner, w)[1] != _rank(runner_up, r)[1]:
+        decided = (
+            f"it fails a smaller share of the others' proven tests ({w.total - w.passed}/"
+            f"{w.total} against {r.total - r.passed}/{r.total} for attempt {runner_up.attempt})"
         )
     elif len(winner.weakened) != len(runner_up.weakened):
         decided = (

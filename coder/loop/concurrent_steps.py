@@ -27,21 +27,18 @@ from typing import Any, cast
 
 from coder.checks.base import Check
 from coder.checks.verify import verify_step
-from coder.config import ConfigError, load_repo_config
 from coder.loop import modes
 from coder.loop.failure_account import failure_account
 from coder.loop.runtime import Runtime
 from coder.loop.state import RunState
 from coder.loop.turns import Session
 from coder.tools.toolbox import ToolBox
+from coder.verdict.trees import tree_sandbox
 from contracts.validation import CompiledStep, ValidPlan
 from sandbox.checkpoint import Checkpoints
-from sandbox.confine import SandboxUnavailable, make_sandbox
-from sandbox.environment import NamedEnv
+from sandbox.confine import Sandbox
 from sandbox.gitcli import GitError, git, git_line
 from sandbox.proof_tree import tree_at
-from sandbox.repo_env import RepoEnvironmentError, prepare_tree_environment
-from sandbox.wrapper import EnvSandbox
 
 Together = Callable[[Runtime, ValidPlan, list[str]], ValidPlan]
 
@@ -294,31 +291,10 @@ class _PhaseState:
             setattr(object.__getattribute__(self, "_shared"), name, value)
 
 
-def _tree_sandbox(rt: Runtime, tree: Path) -> EnvSandbox | str:
+def _tree_sandbox(rt: Runtime, tree: Path) -> Sandbox | str:
     """A sandbox like the run's (its mode, limits and command environment) for `tree`."""
-    try:
-        config = load_repo_config(tree)
-    except ConfigError:
-        config = None
-    inner_run = getattr(rt.sandbox, "inner", rt.sandbox)
-    try:
-        environment = prepare_tree_environment(
-            tree,
-            include=(config.include if config else None) or [],
-            sandbox_mode=rt.sandbox.name,
-            test_cmd=rt.test_cmd,
-        )
-        inner = make_sandbox(
-            rt.sandbox.name,
-            tree,
-            environment=environment,
-            limits=getattr(inner_run, "limits", None),
-        )
-    except (RepoEnvironmentError, SandboxUnavailable) as exc:
-        return f"the step's own worktree could not be set up: {exc}"
-    env = getattr(rt.sandbox, "env", {})
-    explicit: frozenset[str] = getattr(rt.sandbox, "explicit", frozenset())
-    return EnvSandbox(inner, NamedEnv(env, explicit=explicit))
+    made = tree_sandbox(tree, rt.sandbox, rt.test_cmd)
+    return made if not isinstance(made, str) else f"the step's own worktree: {made}"
 
 
 def _conflicted(root: Path) -> list[str]:

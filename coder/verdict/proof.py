@@ -13,7 +13,11 @@ test red at the base for another reason is discounted there, and so here). Then 
   known only by its outcome): at least one of those must have failed before and passed after. A test that passed
   before too proves nothing; a test red at the base that is still red after is the judge's
   to discount, not a proof;
-- a run whose runner names no test by id proves by its exit: red before, green after.
+- a runner that lists only its failures (vitest's default reporter, or a wrapper around it)
+  proves a test that failed before by a run after that passed whole with at least as many
+  passing tests as ran before;
+- a run no runner module read (a runner coder does not know), where no id read names what
+  the proof names, proves by its exit: red before, green after.
 """
 
 from __future__ import annotations
@@ -54,7 +58,8 @@ def judge_proof(
     lines: list[str] = []
     proving: list[str] = []
     proven = True
-    if not now.outcomes and not before.outcomes:
+    seen = (*now.outcomes, *before.outcomes)
+    if not any(t.covers(i) for t in targets for i in seen) and not now.readers:
         return _by_exit(before, after)
     for target in targets:
         if target.kind == "test":
@@ -97,6 +102,8 @@ def _named_test(target: Target, before: Facts, now: Facts) -> tuple[bool, str]:
         return False, f"{name}: {VACUOUS}"
     if was in ("skipped", "missing"):
         return False, f"{name}: did not run before the change ({was}), so it proves nothing"
+    if after == "missing" and (passing := _passes_unlisted(before, now)):
+        return True, f"{name}: failed before the change; {passing}"
     if after != "passed":
         return False, f"{name}: failed before the change as it should, but {after} after it"
     return True, f"{name}: failed before the change, passes after it"
@@ -108,6 +115,12 @@ def _stand_in(
     """A file or directory: the step's tests in it that pass now and failed before."""
     name = target.name
     covered = sorted(t for t in now.outcomes if target.covers(t))
+    failed_before = sorted(
+        t for t, o in before.outcomes.items() if o in FAILING and target.covers(t)
+    )
+    if not covered and failed_before and (passing := _passes_unlisted(before, now)):
+        shown = ", ".join(failed_before[:IDS_SHOWN])
+        return True, f"{name}: {shown} failed before the change; {passing}", failed_before
     if not covered:
         return False, f"{name}: no test in it ran after the change, so it proves nothing", []
     if titles:
@@ -135,6 +148,22 @@ def _stand_in(
         more = f" (+{len(vacuous) - IDS_SHOWN} more)" if len(vacuous) > IDS_SHOWN else ""
         return False, "\n".join(f"{t}: {VACUOUS}" for t in vacuous[:IDS_SHOWN]) + more, []
     return False, f"{name}: no test in it passes after the change", []
+
+
+def _passes_unlisted(before: Facts, now: Facts) -> str:
+    """Why a test that failed before passes now though the run after does not list it: its
+    runner names only failures (vitest's default reporter, a wrapper around it), the run
+    after passed whole, and it counted at least as many passing tests as the run before ran,
+    so none went missing. Empty when that cannot be said."""
+    if now.all_listed or now.red or now.failing or now.passed_count is None:
+        return ""
+    ran_before = before.passed + len(before.failing)
+    if now.passed_count < ran_before:
+        return ""
+    return (
+        f"after it the run passed with no failing test ({now.passed_count} passed, "
+        f"{ran_before} ran before; its runner lists only failures)"
+    )
 
 
 def _by_exit(before: Facts, after: Verdict) -> ProofVerdict:

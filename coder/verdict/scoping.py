@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -138,6 +139,15 @@ def artifacts_of(command: str | None, root: Path) -> tuple[str, ...]:
     return tuple(dict.fromkeys(a for r in found for a in r.artifacts))
 
 
+def _example_rank(path: str) -> tuple[bool, int, str]:
+    """A file a reader takes for a test file: named like one (`test_x.py`, `x.test.ts`),
+    shallow, not a package's `__init__.py` or a helper (the humanize trial was shown
+    `tests/__init__.py`)."""
+    base = posixpath.basename(path)
+    named = base.startswith("test") or any(w in base for w in ("_test.", ".test.", ".spec."))
+    return (not named or base.startswith("__"), path.count("/"), path)
+
+
 def paths_briefing(command: str | None, root: Path) -> str:
     """One line for the planner: what a `tests_pass` with paths will run, shown for one of the
     repository's own test files (or `<paths>` standing for the paths, where it has none)."""
@@ -145,7 +155,8 @@ def paths_briefing(command: str | None, root: Path) -> str:
         return ""
     project = project_of(root)
     found = runners_in(command, package_scripts(root))
-    example = next((f for r in found[:1] for f in sorted(project.files) if r.is_test_file(f)), None)
+    tests = [f for r in found[:1] for f in project.files if r.is_test_file(f)]
+    example = min(tests, key=_example_rank, default=None)
     if example is None:
         project = Project(project.files | {_PLACEHOLDER}, ".", project.majors)
     names = read_names([example or _PLACEHOLDER], project)

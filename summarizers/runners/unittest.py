@@ -28,6 +28,8 @@ _HEAD = re.compile(r"^\s*([\w.]+) \(([\w.]+)\)((?: \(.*?\))?)(?: \.\.\. ?)?$")
 _TAIL = re.compile(r"^.* \.\.\. (ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")
 _BLOCK = re.compile(r"^(FAIL|ERROR): ([\w.]+) \(([\w.]+)\)(.*)$")
 _FULL = re.compile(r"^\s*([\w.]+) \(([\w.]+)\)((?: \(.*?\))?) \.\.\. ")
+_ALONE = re.compile(r"^(ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")
+"""A result on a line of its own: the test wrote to the stream after its `... `."""
 _WORD = {
     "ok": PASSED,
     "FAIL": FAILED,
@@ -58,8 +60,14 @@ class Unittest:
         for line in lines:
             head = _HEAD.match(line)
             tail = _TAIL.match(line)
-            if head and tail is None:
-                pending = unittest_id(head.group(1), head.group(2), head.group(3))
+            opened = None if tail else head or _FULL.match(line)
+            if opened:
+                pending = unittest_id(opened.group(1), opened.group(2), opened.group(3))
+                continue
+            alone = _ALONE.match(line.strip()) if pending else None
+            if alone and pending:
+                _record(outcomes, pending, _WORD.get(alone.group(1), SKIPPED))
+                pending = None
                 continue
             if tail:
                 full = _FULL.match(line)
@@ -79,7 +87,8 @@ class Unittest:
                 _record(
                     outcomes, unittest_id(block.group(2), block.group(3), block.group(4)), outcome
                 )
-            pending = None if line.strip() else pending
+            if block or _RAN.match(line) or line.startswith("=" * 20):
+                pending = None
         return Reading(
             outcomes=outcomes,
             messages=failure_messages(unittest_log.parse, lines),
@@ -116,10 +125,16 @@ class Unittest:
             for ident in found:
                 targets.append(_target(name, ident, files))
         if discovery.modules is not None:
+            if any(ident.startswith(_ANYWHERE) for ident in dotted):
+                return Unselectable(
+                    "a test named from its class (`Class.test`) cannot be selected from the "
+                    "modules this command names: name its file (`path/test_x.py::Class::test`)"
+                )
             kept = [a for i, a in enumerate(args) if i not in discovery.modules]
             new = [*kept, *dict.fromkeys(dotted)]
         else:
-            new = [*args, *(w for ident in dict.fromkeys(dotted) for w in ("-k", f"{ident}*"))]
+            patterns = (p for ident in dict.fromkeys(dotted) for p in _patterns(ident))
+            new = [*args, *(w for p in patterns for w in ("-k", p))]
         return Selected(self.listing(new), tuple(targets))
 
     def listing(self, args: list[str]) -> list[str]:
@@ -172,7 +187,8 @@ class _Discovery:
         """The dotted ids (modules, classes, tests) a name stands for, as this discovery
         spells them."""
         if name.kind == TEST and name.dotted:
-            return [self._own(name.dotted)]
+            own = self._own(name.dotted)
+            return [own if self._anchored(own, project) else _ANYWHERE + own]
         if name.kind == TEST:
             module = self._module(name.path, project)
             if module is None:
@@ -197,6 +213,13 @@ class _Discovery:
             return None
         return inside[: -len(".py")].replace("/", ".")
 
+    def _anchored(self, dotted: str, project: Project) -> bool:
+        """The id starts at a module or package at the top of discovery (else it is named from
+        its class, or from a package below the top: `Class.test`, `sub.test_x.Class.test`)."""
+        first = dotted.split(".", 1)[0]
+        top = "" if self.top == "." else self.top + "/"
+        return f"{top}{first}.py" in project.files or bool(project.under(f"{top}{first}"))
+
     def _own(self, dotted: str) -> str:
         """A dotted id spelled from the repository's root (`tests.a.test_b.T.t`) as this
         discovery spells it (`a.test_b.T.t` under `discover tests`)."""
@@ -210,12 +233,27 @@ def _files(name: Name, project: Project, is_test: Callable[[str], bool]) -> tupl
     return (name.path,) if name.path else ()
 
 
+_ANYWHERE = "*."
+"""Marks a dotted id that does not start at the top of discovery: it matches at any depth."""
+
+
+def _patterns(ident: str) -> tuple[str, ...]:
+    """`-k` patterns (fnmatch against the whole dotted id once one holds a `*`): an anchored
+    id and what is below it; an unanchored one at any depth, itself or what is below it."""
+    if ident.startswith(_ANYWHERE):
+        return (ident, ident + ".*")
+    return (f"{ident}*",)
+
+
 def _target(name: Name, ident: str, files: tuple[str, ...]) -> Target:
     """A module, class or test by its dotted id: it and what is below it; every module above
     it (one that failed to import fails all its tests)."""
     kind = name.kind if name.kind in (FILE, DIR) else TEST
     if not ident:
         return Target(name.text, kind, frozenset(), ("",), frozenset(), files)
+    if ident.startswith(_ANYWHERE):
+        tail = re.escape(ident.removeprefix(_ANYWHERE))
+        return Target(name.text, kind, files=files, generated=rf"(?:.*\.)?{tail}(?:\.|$)")
     parts = ident.split(".")
     holders = frozenset(".".join(parts[:k]) for k in range(1, len(parts)))
     return Target(name.text, kind, frozenset({ident}), (ident + ".",), holders, files)

@@ -72,7 +72,7 @@ def test_the_verifier_selects_the_candidate_whose_change_passes_the_others_proof
         coder_argv("show", str(run_dir)), capture_output=True, text=True, env=coder_env()
     )
     assert shown.returncode == 0, shown.stderr
-    assert "attempt 1 won: it breaks fewer of the others' proven tests" in shown.stdout
+    assert "attempt 1 won: it breaks fewer other candidates' proofs" in shown.stdout
     assert "0/1" in shown.stdout and "1/1" in shown.stdout
     applied = subprocess.run(
         coder_argv("apply", str(run_dir)), capture_output=True, text=True, env=coder_env()

@@ -31,7 +31,7 @@ def test_the_candidate_that_breaks_anothers_proof_loses_though_its_change_is_sma
     assert (rows[3].status, rows[3].proofs_total) == ("failed", 0)
     assert f"attempt 2 passes 0/1 of the others' proven tests; fails {PROOF}" in chosen.reasons
     assert chosen.reasons[-1] == (
-        "attempt 1 won: it breaks fewer of the others' proven tests (0 against 1 for attempt 2)"
+        "attempt 1 won: it breaks fewer other candidates' proofs (0 against 1 for attempt 2)"
     )
 
 
@@ -76,3 +76,29 @@ def test_enough_agree_when_two_verified_candidates_pass_each_others_proofs():
     assert agreed([one, two], {(1, 2): Exchange(1, 1), (2, 1): Exchange(0, 1, ("x",))}) is None
     assert agreed([one, two], {(1, 2): Exchange(0, 0), (2, 1): Exchange(0, 0)}) is None
     assert agreed([one, two], {(1, 2): Exchange(1, 1), (2, 1): Exchange(0, 0)}) == (1, 2)
+
+
+def test_a_candidate_is_weighed_once_however_many_ids_it_proves_and_an_unrun_exchange_is_not_a_break():
+    """humanize (live trial): one candidate added 12 cases to a parameterized test (82 proven
+    ids), the other 3; counted by ids, failing 3 weighed like failing 3 of 82. A candidate
+    whose proofs break another is one break, whatever its ids; a share breaks ties next. An
+    exchange that could not run (the tree could not be set up) says so and counts neither way."""
+    many = tuple(f"tests/test_filesize.py::test_naturalsize[case{i}]" for i in range(82))
+    few = tuple(f"tests/test_filesize.py::test_boundary[{i}]" for i in range(3))
+    broad = attempt(1, proven=many, changed_lines=18)
+    narrow = attempt(2, proven=few, changed_lines=16)
+    exchanges = {(1, 2): Exchange(80, 82, many[:2]), (2, 1): Exchange(0, 3, few)}
+    chosen = select([broad, narrow], exchanges)
+    assert chosen.selected == 2  # each breaks one candidate; 2 failing of 82 is the smaller share
+    assert chosen.reasons[-1] == (
+        "attempt 2 won: it fails a smaller share of the others' proven tests "
+        "(2/82 against 3/3 for attempt 1)"
+    )
+    unrun = {
+        (1, 2): Exchange(0, 82, many, note="the tree could not be set up"),
+        (2, 1): Exchange(3, 3),
+    }
+    chosen = select([broad, narrow], unrun)
+    assert chosen.selected == 2  # no break either way: the smaller change
+    assert any("could not run on it: the tree could not be set up" in r for r in chosen.reasons)
+    assert "smaller" in chosen.reasons[-1]

@@ -402,3 +402,73 @@ def test_rows_added_to_a_table_driven_test_prove_the_file_by_outcome() -> None:
     vacuous = Facts(exit_code=0, outcomes={old: "passed", new: "passed"}, all_listed=True)
     ruled = judge_proof(vacuous, verdict, [proof], {"test/base.test.ts": []})
     assert not ruled.proven and "would not have caught the bug" in ruled.lines[0]
+
+
+def test_a_runner_that_lists_only_failures_proves_by_a_whole_green_run_after() -> None:
+    """cookie (live trial, vitest behind `ts-scripts test`, default reporter): the new test is
+    named as it failed before, and the run after passes whole with one more test counted; it
+    was "missing after it" three times, a right change rolled back each time. A run after
+    that counts fewer tests than ran before (the new test deleted) proves nothing."""
+    from coder.verdict.judge import Facts, Policy, judge
+    from coder.verdict.proof import judge_proof
+
+    new = "src/parse.spec.ts > parse > ignores the value of boolean attributes"
+    files = ["src/parse.spec.ts"]
+    before = Facts(exit_code=1, outcomes={new: "failed"}, passed_count=143)
+    for name in (new, "src/parse.spec.ts"):
+        proof = target("vitest", name, files)
+        for after, proven in (
+            (Facts(exit_code=0, passed_count=144), True),
+            (Facts(exit_code=0, passed_count=143), False),
+            (Facts(exit_code=1, passed_count=144), False),
+        ):
+            named = (proof,) if proof.kind == "test" else ()
+            verdict = judge(after, before, Policy("step", named=named, scope=(proof,)))
+            ruled = judge_proof(before, verdict, [proof], {"src/parse.spec.ts": None})
+            assert ruled.proven == proven, (name, after, ruled.lines)
+
+
+def test_a_runner_coder_does_not_read_proves_by_its_exits() -> None:
+    """camelcase (live trial, `xo && ava && tsd`): ava's lines name no file, so no id read
+    is the test file or `test.js > camelCase`; the proof is the runs' exits, red before and
+    green after, and says so. Green before too proves nothing."""
+    from coder.verdict.judge import Facts, Policy, judge
+    from coder.verdict.proof import judge_proof
+    from summarizers.runners.model import spelled_target
+
+    for name in ("test.js", "test.js > camelCase"):
+        proof = spelled_target(name)
+        red = Facts(exit_code=1, outcomes={"camelCase": "failed"})
+        green = Facts(exit_code=0, outcomes={"camelCase": "passed"}, passed_count=7)
+        verdict = judge(green, red, Policy("step"))
+        ruled = judge_proof(red, verdict, [proof], {})
+        assert ruled.proven and "judged by exit status" in ruled.lines[0], ruled.lines
+        ruled = judge_proof(green, verdict, [proof], {})
+        assert not ruled.proven, ruled.lines
+
+
+def test_the_proof_tree_brings_in_what_worktreeinclude_names(calc_repo, script):
+    """humanize (live trial): the package's `_version.py` is ignored and named in
+    `.worktreeinclude`; the tree the proof runs the old code in did not bring it in, every
+    test failed there on the import, and a test that passes on the old code "proved" the fix.
+    The proof's tree has what the run's worktree has, so a vacuous test is caught."""
+    (calc_repo / ".gitignore").write_text("_version.py\n")
+    (calc_repo / ".worktreeinclude").write_text("_version.py\n")
+    (calc_repo / "calc.py").write_text("import _version\n" + (calc_repo / "calc.py").read_text())
+    git(calc_repo, "add", "-A")
+    git(calc_repo, "commit", "-qm", "version from the build")
+    (calc_repo / "_version.py").write_text("VERSION = '1.0'\n")
+    result, _, events = run(
+        calc_repo,
+        script(
+            plan(PROVEN),
+            append_test(VACUOUS_TEST),
+            {"tool": "edit_file", "input": FIX_ADD},
+            {"tool": "finish_step", "input": {"summary": "fixed add"}},
+        ),
+        max_revisions=0,
+    )
+    [check] = verifications(events, "tests_fail_before")
+    assert check["status"] == "failed", check["evidence"]
+    assert "test_scale_three: passed before the change too" in check["evidence"]
+    assert result.status != "verified"

@@ -119,3 +119,20 @@ def test_a_composite_script_runs_only_its_runner(tmp_path: Path, monkeypatch):
     assert run.command.startswith(f"{NODE_BIN_PATH} vitest run --typecheck")
     assert "src/a.test.ts" in run.command and "lint" not in run.command
     assert run.note == "the test command without `pnpm lint`"
+
+
+def test_the_briefings_example_is_a_file_named_like_a_test(tmp_path):
+    """humanize (live trial): the example was `tests/__init__.py`, a file a weak planner
+    might copy into its invariant."""
+    for rel in (
+        "tests/__init__.py",
+        "tests/conftest.py",
+        "tests/unit/test_deep.py",
+        "tests/test_filesize.py",
+        "tests/helpers.py",
+    ):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    assert paths_briefing("python -m pytest -q", tmp_path) == (
+        "A tests_pass on `tests/test_filesize.py` runs `python -m pytest -q tests/test_filesize.py`."
+    )
