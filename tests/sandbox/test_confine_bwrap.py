@@ -194,7 +194,6 @@ def test_pid_namespace_and_timeout_alone_stop_a_fork_bomb(tmp_path: Path) -> Non
             with open(procs, "w") as handle:
                 handle.write(str(os.getpid()))
 
-        started = time.monotonic()
         done = subprocess.run(
             [sys.executable, "-c", _UNCAPPED_BOMB, str(tmp_path)],
             cwd=REPO_ROOT,
@@ -207,8 +206,9 @@ def test_pid_namespace_and_timeout_alone_stop_a_fork_bomb(tmp_path: Path) -> Non
         assert done.returncode == 0, done.stderr
         report = json.loads(done.stdout)
         assert report["timed_out"] is True
-        assert report["duration"] < 6
-        assert time.monotonic() - started < 20
+        # killed at its 2 s limit, not after the 1000 s it asks for (a busy machine is slow
+        # to start and reap hundreds of processes: the bound leaves room for that)
+        assert report["duration"] < 30
         deadline = time.monotonic() + 5
         while (outer / "cgroup.procs").read_text().strip() and time.monotonic() < deadline:
             time.sleep(0.05)
