@@ -44,11 +44,17 @@ TestCmd = Annotated[str | None, typer.Option(help="The repository's test command
 MaxRevisions = Annotated[
     int | None, typer.Option(min=0, help="Revisions the planner may make after failed steps.")
 ]
-MaxTurns = Annotated[int | None, typer.Option(min=1, help="Model calls the run may make.")]
+MaxTurns = Annotated[
+    int | None,
+    typer.Option(min=1, help="Model calls the run may make (with --attempts: each attempt)."),
+]
 MaxTokens = Annotated[int | None, typer.Option(min=1, help="Token budget for the run.")]
 Timeout = Annotated[
     float | None,
-    typer.Option(min=1, help="Wall-clock limit of the whole run from its start, seconds."),
+    typer.Option(
+        min=1,
+        help="Wall-clock limit of the whole run from its start, seconds (with --attempts: each attempt).",
+    ),
 ]
 CmdTimeout = Annotated[float | None, typer.Option(min=0.1, help="Per-command limit, seconds.")]
 SandboxMode = Annotated[str | None, typer.Option(help="auto | bwrap | none")]
@@ -571,9 +577,27 @@ def show(
     """Render a run's trace and result for a person."""
     from coder.show import render_run
 
+    run_dir = _run_dir_named(run_dir)
     if not (run_dir / "trace.jsonl").is_file() and not (run_dir / "result.json").is_file():
         fail(f"{run_dir} is not a run directory (no trace.jsonl or result.json)")
     render_run(run_dir, Console(), diff=diff, transcript=transcript)
+
+
+def _run_dir_named(given: Path) -> Path:
+    """A run id as the progress line prints it, from inside the repository: its run directory
+    under the repository's `.coder/runs/` (a path that exists is taken as given)."""
+    if given.exists() or len(given.parts) != 1:
+        return given
+    from coder.loop.rundirs import coder_path
+    from coder.loop.usage import UsageError
+    from sandbox.gitcli import GitError, git_line
+
+    try:
+        top = Path(git_line(["rev-parse", "--show-toplevel"], Path.cwd()))
+        found = coder_path(top, "runs", given.name)
+    except (GitError, UsageError):
+        return given
+    return found if found.is_dir() else given
 
 
 @app.command()

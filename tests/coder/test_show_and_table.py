@@ -39,6 +39,11 @@ def test_show_gives_the_transcript_and_the_diff(tmp_path):
     assert '→ edit_file {"path": "calc.py", "old_text": "return a - b"' in out
     assert "-    return a - b\n+    return a + b" in out
     assert out.index("→ run echo looked") < out.index("→ edit_file") < out.index("diff --git")
+    by_id = coder("show", run_dir.name, cwd=repo / "tests")  # the id the progress line prints
+    assert by_id.returncode == 0, by_id.stderr
+    assert by_id.stdout == plain_show.stdout
+    unknown = coder("show", "20990101-000000-abcdef", cwd=repo)
+    assert unknown.returncode == 2 and "is not a run directory" in unknown.stderr
 
 
 LONG = [
