@@ -393,13 +393,14 @@ def test_rows_added_to_a_table_driven_test_prove_the_file_by_outcome() -> None:
     old = 'test/base.test.ts > withBase > "/" + "/"'
     new = 'test/base.test.ts > withBase > "/admin" + "/admin-dashboard"'
     proof = target("vitest", "test/base.test.ts", ["test/base.test.ts"])
-    before = Facts(exit_code=1, outcomes={old: "passed", new: "failed"}, all_listed=True)
-    after = Facts(exit_code=0, outcomes={old: "passed", new: "passed"}, all_listed=True)
+    read = {"all_listed": True, "readers": ("vitest",)}
+    before = Facts(exit_code=1, outcomes={old: "passed", new: "failed"}, **read)
+    after = Facts(exit_code=0, outcomes={old: "passed", new: "passed"}, **read)
     verdict = judge(after, before, Policy("step", named=(proof,)))
     ruled = judge_proof(before, verdict, [proof], {"test/base.test.ts": []})
     assert ruled.proven, ruled.lines
     assert new in ruled.lines[0]
-    vacuous = Facts(exit_code=0, outcomes={old: "passed", new: "passed"}, all_listed=True)
+    vacuous = Facts(exit_code=0, outcomes={old: "passed", new: "passed"}, **read)
     ruled = judge_proof(vacuous, verdict, [proof], {"test/base.test.ts": []})
     assert not ruled.proven and "would not have caught the bug" in ruled.lines[0]
 
@@ -414,13 +415,14 @@ def test_a_runner_that_lists_only_failures_proves_by_a_whole_green_run_after() -
 
     new = "src/parse.spec.ts > parse > ignores the value of boolean attributes"
     files = ["src/parse.spec.ts"]
-    before = Facts(exit_code=1, outcomes={new: "failed"}, passed_count=143)
+    vitest = ("vitest",)
+    before = Facts(exit_code=1, outcomes={new: "failed"}, passed_count=143, readers=vitest)
     for name in (new, "src/parse.spec.ts"):
         proof = target("vitest", name, files)
         for after, proven in (
-            (Facts(exit_code=0, passed_count=144), True),
-            (Facts(exit_code=0, passed_count=143), False),
-            (Facts(exit_code=1, passed_count=144), False),
+            (Facts(exit_code=0, passed_count=144, readers=vitest), True),
+            (Facts(exit_code=0, passed_count=143, readers=vitest), False),
+            (Facts(exit_code=1, passed_count=144, readers=vitest), False),
         ):
             named = (proof,) if proof.kind == "test" else ()
             verdict = judge(after, before, Policy("step", named=named, scope=(proof,)))
@@ -429,16 +431,18 @@ def test_a_runner_that_lists_only_failures_proves_by_a_whole_green_run_after() -
 
 
 def test_a_runner_coder_does_not_read_proves_by_its_exits() -> None:
-    """camelcase (live trial, `xo && ava && tsd`): ava's lines name no file, so no id read
-    is the test file or `test.js > camelCase`; the proof is the runs' exits, red before and
-    green after, and says so. Green before too proves nothing."""
+    """camelcase (live trial, `xo && ava && tsd`): no runner module reads ava, and what the
+    generic reading takes for ids (a failure's `test.js` location, a title) is no test id;
+    the proof is the runs' exits, red before and green after, and says so (the session
+    replayed on a first fix still failed: the location was taken for the file's id). Green
+    before too proves nothing."""
     from coder.verdict.judge import Facts, Policy, judge
     from coder.verdict.proof import judge_proof
     from summarizers.runners.model import spelled_target
 
     for name in ("test.js", "test.js > camelCase"):
         proof = spelled_target(name)
-        red = Facts(exit_code=1, outcomes={"camelCase": "failed"})
+        red = Facts(exit_code=1, outcomes={"camelCase": "failed", "test.js": "failed"})
         green = Facts(exit_code=0, outcomes={"camelCase": "passed"}, passed_count=7)
         verdict = judge(green, red, Policy("step"))
         ruled = judge_proof(red, verdict, [proof], {})
