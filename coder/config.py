@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -25,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from contracts.readable import loc_path, readable_errors
 from summarizers.repofiles import read_beneath
+from summarizers.runners.table import RUNNERS
 
 
 class ConfigError(Exception):
@@ -205,9 +207,11 @@ def _parse(data: object, where: str) -> RepoConfig:
 
 def detect_test_cmd(repo: Path, checkout: Path | None = None) -> str | None:
     """Guess the test command the way a newcomer to the repository would: the `test` script
-    through the package manager package.json's `packageManager` names, else pytest with the
-    repository's own `.venv` when it has one. `checkout`: where an untracked `.venv` lives
-    when `repo` is a run's worktree, which holds tracked files only."""
+    through the package manager package.json's `packageManager` names, else the default of
+    the first runner that claims the project (`Runner.default`: by its test files, then by
+    its project files; in the table's order), run with the repository's own `.venv` when it
+    has one. `checkout`: where an untracked `.venv` lives when `repo` is a run's worktree,
+    which holds tracked files only."""
     package = _package_json(repo)
     scripts = package.get("scripts")
     test = scripts.get("test") if isinstance(scripts, dict) else None
@@ -215,13 +219,11 @@ def detect_test_cmd(repo: Path, checkout: Path | None = None) -> str | None:
         return _SCRIPT_TEST.get(_package_manager(package), "npm test")
     venv_python = Path(".venv", "bin", "python")
     python = str(venv_python) if ((checkout or repo) / venv_python).exists() else "python"
-    if _has_any(repo, ["test_*.py", "*_test.py", "conftest.py"]):
-        return f"{python} -m pytest -q"
-    if _has_any(repo, ["*.test.js", "*.test.mjs", "*.test.cjs"]):
-        return "node --test"
-    if (repo / "pyproject.toml").is_file() or (repo / "setup.py").is_file():
-        return f"{python} -m pytest -q"
-    return None
+    defaults = [r.default for r in RUNNERS if r.default is not None]
+    claimed = next((d for d in defaults if _has_any(repo, d.test_files)), None) or next(
+        (d for d in defaults if any((repo / f).is_file() for f in d.project_files)), None
+    )
+    return claimed.command.replace("{python}", python) if claimed else None
 
 
 _SCRIPT_TEST = {"pnpm": "pnpm test", "yarn": "yarn test", "bun": "bun run test"}
@@ -242,7 +244,7 @@ def _package_manager(package: dict[str, object]) -> str:
     return pinned.split("@", 1)[0].strip() if isinstance(pinned, str) else "npm"
 
 
-def _has_any(repo: Path, patterns: list[str]) -> bool:
+def _has_any(repo: Path, patterns: Sequence[str]) -> bool:
     for pattern in patterns:
         for hit in repo.rglob(pattern):
             if not any(

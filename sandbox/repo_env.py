@@ -34,9 +34,11 @@ from sandbox.editables import (
 from sandbox.includes import IncludeError, Selection, find_selections, load_patterns
 from sandbox.materialize import place
 from sandbox.submodules import Submodule, check_out_submodules
+from summarizers.runners.table import RUNNERS
 
-CACHE_DIRS = (".cache", ".vite", ".vitest")
-"""Directories under an exposed node_modules that tools write to: a throwaway tmpfs each."""
+CACHE_DIRS = (".cache", *dict.fromkeys(c for r in RUNNERS for c in r.caches))
+"""Directories under an exposed node_modules that tools write to (`.cache`, which many share,
+and each runner's own, `Runner.caches`): a throwaway tmpfs each."""
 
 
 class RepoEnvironmentError(Exception):
@@ -314,7 +316,7 @@ def _program_left_out(
 
 def command_program(command: str | None) -> str | None:
     """The first word of a test command after its `NAME=value` assignments, when it is a
-    path (`.venv/bin/python`, `node_modules/.bin/jest`); None for a name looked up on PATH."""
+    path (`.venv/bin/python`, `node_modules/.bin/<runner>`); None for a name looked up on PATH."""
     try:
         words = shlex.split(command or "")
     except ValueError:

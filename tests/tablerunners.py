@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.base import Default, Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.model import spelled_target
 from summarizers.runners.names import TEST, Name, Project
 
@@ -21,6 +21,8 @@ class TableRunner:
     artifacts: tuple[str, ...] = ()
     config_files: tuple[str, ...] = ()
     setup: RunSetup = RunSetup()
+    caches: tuple[str, ...] = ()
+    default: Default | None = None
 
     def sniff(self, lines: list[str]) -> float:
         return 0.0

@@ -7,11 +7,11 @@ over the committed repo (its `.gitignore` must ignore all of it), and `layout.to
 - `venv = ".venv"`: a minimal venv there (pyvenv.cfg and interpreter links, as `python -m
   venv` leaves them, in milliseconds), with `editable = ["src"]` a `.pth` naming those
   directories by absolute path (all `pip install -e .` leaves for a src layout), and
-  `system_site_packages = true` to see the interpreter's own packages (pytest);
+  `system_site_packages = true` to see the interpreter's own packages (the Python runner);
 - `[submodules] "vendor/lib" = "submodules/lib"`: a repository made of that fixture
   directory, added as a submodule at that path (offline, from the local path);
 - `node_modules = "js-runners"`: the `node_modules/` that `scripts/js-runners` installed in
-  its cache (the pinned vitest, jest, mocha, node-tap and typescript), shared, never copied
+  its cache (the pinned JavaScript runners and typescript), shared, never copied
   (`share_js_runners`): the repository's `node_modules` is a link to the install, which the
   sandbox shows commands as the checkout's own, a read-only lower layer under a throwaway
   upper (sandbox/shared_installs.py, sandbox/overlay.py). A copy cost 252 MB and 19,585 files
@@ -90,7 +90,7 @@ def share_js_runners(repo: Path) -> Path:
     that install is named a shared install (CODER_SHARED_INSTALLS, for this process and the
     ones it starts: a `coder` subprocess too). Coder's sandbox then shows it to commands at
     `node_modules/` as a read-only lower layer under a throwaway upper: every write a command
-    makes there (vitest's `.vite`, jest's cache, tsbuildinfo) is thrown away and never reaches
+    makes there (a runner's cache, `.vite`, tsbuildinfo) is thrown away and never reaches
     the install or another run. For tests as for the bench: one install, any number of
     repositories. Commands run outside coder's sandbox would write into the install itself:
     give such a tree a copy (`lay_out(..., copy_runners=True)`). FileNotFoundError when the

@@ -26,7 +26,8 @@ ACCEPTANCE_TIMEOUT_S = 120.0
 KEEP_ALL_ENV = "CODER_BENCH_KEEP"
 """Set (to anything): every run's directory is kept, not only those that missed expected.json."""
 FIXTURE_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"}
-"""Fixtures use no third-party pytest plugins; loading the host's costs up to seconds a run."""
+"""Fixtures use no third-party plugins of the Python runner; loading the host's costs up to
+seconds a run."""
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from summarizers.runners.table import grader_for
+
 _REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 
@@ -58,9 +60,11 @@ class Instance(BaseModel):
 
     @property
     def language(self) -> str:
-        """python when every test id is a pytest node id, else javascript (runner ids)."""
-        ids = self.FAIL_TO_PASS + self.PASS_TO_PASS
-        return "python" if all("::" in t for t in ids) else "javascript"
+        """The language of the runner that grades the instance's ids itself (python: every id
+        a node id, `file::test`), else javascript (runner ids, through the project's own test
+        command)."""
+        grader = grader_for(self.FAIL_TO_PASS + self.PASS_TO_PASS)
+        return grader.language if grader else "javascript"
 
     @property
     def clone_name(self) -> str:

@@ -1,11 +1,12 @@
 """Local SWE-bench evaluation: the instance's tests on the final tree, graded as SWE-bench does.
 
 As the official harness: the files `test_patch` touches are put back to `base_commit` (whatever
-the model did to them), `test_patch` is applied, the test files run (`pytest -rA`, or for
-JS/TS ids the repository's own test command scoped to them: coder/bench/swebench_tests.py),
+the model did to them), `test_patch` is applied, the test files run (by the runner whose own
+ids the instance's are, as the official harness runs it, or for JS/TS ids the repository's own
+test command scoped to them: coder/bench/swebench_tests.py),
 and an instance is resolved when every FAIL_TO_PASS and every PASS_TO_PASS test reads PASSED
 (or XFAIL); a test the report does not name has failed. Confined like every other command.
-The statuses come from a report the harness asks the runner for (pytest's JUnit XML), never
+The statuses come from a report the harness asks the runner for (a JUnit XML report), never
 from what the log prints, which a patch can print too; where a runner has no such report, the
 log is read and the evaluation's detail says so.
 
@@ -45,7 +46,7 @@ class Evaluation:
     """Each FAIL_TO_PASS test id and the status the log gives it ("missing" when none)."""
     pass_to_pass: dict[str, str] = field(default_factory=dict)
     outcomes_from: str = ""
-    """Where the statuses were read: pytest's JUnit XML report, or the log (no report)."""
+    """Where the statuses were read: the runner's report, or the log (no report)."""
 
     def as_json(self) -> dict[str, Any]:
         return {

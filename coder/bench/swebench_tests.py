@@ -1,35 +1,36 @@
-"""Running an instance's tests in one judged tree, confined: pytest as the official harness runs
-it, or, for an instance whose ids are not pytest node ids (JavaScript, TypeScript), through the
+"""Running an instance's tests in one judged tree, confined: by the runner whose own ids the
+instance's are, as the official harness runs it (`Grader`, summarizers/runners/table.py), or,
+for an instance whose ids no such runner spells (JavaScript, TypeScript), through the
 verdict's own seam.
 
 That seam is what a run's `tests_pass` uses: the repository's detected test command scoped to
 the files test_patch touches (`command_for_paths`), run by `run_tests`, its output read by the
 runner modules. So a JS instance's ids are coder's runner ids (`summarizers.runners`), exactly
-as the suite's builders found them, and the statuses are given in the pytest words the grader
-reads.
+as the suite's builders found them, and the statuses are given in the words SWE-bench's grader
+reads (PASSED, FAILED, ...).
 
 Outcomes come from a report the harness asks the runner for, never from lines a test could
-print: pytest writes its JUnit XML into the sandbox's reports directory (a patch that prints
-`PASSED <id>` at exit passes nothing), and when it wrote none, no test counts as run (the log is
-not read instead). A runner without a report coder reads (the JavaScript ones) is read from its
-log, and the evaluation says so.
+print: the grading runner writes its report into the sandbox's reports directory (a patch that
+prints `PASSED <id>` at exit passes nothing), and when it wrote none, no test counts as run
+(the log is not read instead). A runner without a report coder reads (the JavaScript ones) is
+read from its log, and the evaluation says so.
 """
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from coder.bench.swebench import Instance
 from sandbox.running import REPORTS_ENV
-from summarizers.runners.pytest import JUNIT_FILE, read_junit
+from summarizers.runners.base import Grader
+from summarizers.runners.table import GRADERS, grader_for
 
 EVAL_TIMEOUT_S = 1800.0
 """The official harness's default per-instance timeout."""
 EVAL_OUTPUT_CAP = 16 << 20
 """Large suites print one summary line per test; all of them must survive the output cap."""
-_AS_PYTEST = {
+_AS_GRADED = {
     "passed": "PASSED",
     "failed": "FAILED",
     "error": "ERROR",
@@ -58,30 +59,24 @@ def run_instance_tests(tree: Path, instance: Instance, test_files: list[str]) ->
         sandbox = make_sandbox("auto", tree, limits=Limits(output_cap=EVAL_OUTPUT_CAP))
     except SandboxUnavailable as exc:
         return TestRun({}, problem=f"the sandbox cannot start here: {exc}")
-    if instance.language == "python":  # every id a pytest node id
-        files = [f for f in test_files if f.endswith(".py")]
-        for ident in instance.FAIL_TO_PASS + instance.PASS_TO_PASS:
-            path = ident.split("::", 1)[0]
-            if path not in files:
-                files.append(path)
-        command = (
-            "python -m pytest -rA --tb=short -p no:cacheprovider -o junit_family=xunit1 "
-            f'--junitxml="${REPORTS_ENV}/{JUNIT_FILE}" ' + " ".join(shlex.quote(f) for f in files)
-        )
+    ids = instance.FAIL_TO_PASS + instance.PASS_TO_PASS
+    grader = grader_for(ids)
+    if grader is not None:
+        command = grader.graded_command(ids, test_files, f"${REPORTS_ENV}")
         result = sandbox.run(command, cwd=tree, timeout_s=EVAL_TIMEOUT_S)
-        return junit_run(result.reports.get(JUNIT_FILE), result.output)
+        return graded_run(grader, result.reports.get(grader.report), result.output)
     return _runner_tests(sandbox, tree, test_files)
 
 
-def junit_run(report: bytes | None, output: str) -> TestRun:
-    """pytest's statuses from the JUnit XML the harness asked for; without a readable one no
-    test counts as run, whatever the log prints."""
-    outcomes = read_junit(report) if report is not None else None
+def graded_run(grader: Grader, report: bytes | None, output: str) -> TestRun:
+    """The statuses from the report the harness asked the grading runner for; without a
+    readable one no test counts as run, whatever the log prints."""
+    outcomes = grader.read_graded(report) if report is not None else None
     if outcomes is None:
-        why = "wrote none" if report is None else "wrote one that is not valid XML"
-        return TestRun({}, output, source=f"no report (pytest {why}; the log is not read)")
-    statuses = {ident: _AS_PYTEST.get(o, o.upper()) for ident, o in outcomes.items()}
-    return TestRun(statuses, output, source="pytest's JUnit XML report")
+        why = "wrote none" if report is None else "wrote one it cannot read"
+        return TestRun({}, output, source=f"no report ({grader.name} {why}; the log is not read)")
+    statuses = {ident: _AS_GRADED.get(o, o.upper()) for ident, o in outcomes.items()}
+    return TestRun(statuses, output, source=grader.report_said)
 
 
 def _runner_tests(sandbox: object, tree: Path, test_files: list[str]) -> TestRun:
@@ -99,10 +94,9 @@ def _runner_tests(sandbox: object, tree: Path, test_files: list[str]) -> TestRun
         return TestRun(
             {}, run.result.output, f"`{scoped.command}` timed out after {EVAL_TIMEOUT_S:.0f}s"
         )
-    statuses = {ident: _AS_PYTEST.get(o, o.upper()) for ident, o in run.outcomes.items()}
-    source = (
-        "pytest's JUnit XML report"
-        if JUNIT_FILE in run.result.reports
-        else "the log (the runner writes no report coder reads)"
+    statuses = {ident: _AS_GRADED.get(o, o.upper()) for ident, o in run.outcomes.items()}
+    source = next(
+        (g.report_said for g in GRADERS if g.report in run.result.reports),
+        "the log (the runner writes no report coder reads)",
     )
     return TestRun(statuses, run.result.output, source=source)

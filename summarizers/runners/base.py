@@ -4,7 +4,10 @@ A runner is one module that owns everything about itself, and nothing outside th
 modules knows a runner's name, flags, id spelling or output: how it is recognised in a
 command, how it selects the tests a contract names (a file, a directory, a glob, an id in any
 spelling), how every test it ran gets an id (a report it writes, a verbose mode), what its runs
-write into the tree, which of its flags stop a run early, what "ran no test" looks like. Adding
+write into the tree and into the project's dependency directory, which of its flags stop a run
+early, what "ran no test" looks like, the command a newcomer would try on a project it claims.
+A runner that runs a benchmark instance's tests the way the benchmark's own harness does is
+also a `Grader`. Adding
 a runner is one module that satisfies this protocol and one row in `table.RUNNERS` (and a row
 of the conformance matrix in tests/conformance).
 """
@@ -65,6 +68,19 @@ class RunSetup:
     fallback: Mapping[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Default:
+    """The command a newcomer would try on a project with no `test` script of its own, and
+    what makes them try this runner: a file matching one of `test_files` anywhere in the tree
+    (outside hidden and dependency directories), else one of `project_files` at its top. The
+    runners are asked in table order, all by their test files first. `{python}` in `command`
+    stands for the project's interpreter (its own `.venv`'s where it has one)."""
+
+    command: str
+    test_files: tuple[str, ...]
+    project_files: tuple[str, ...] = ()
+
+
 class Runner(Protocol):
     @property
     def name(self) -> str:
@@ -75,6 +91,18 @@ class Runner(Protocol):
     def artifacts(self) -> tuple[str, ...]:
         """What its runs write into the tree (gitignore-style patterns: `.tap/`,
         `coverage/`): never the model's doing, never committed, never a scratch file."""
+        ...
+
+    @property
+    def caches(self) -> tuple[str, ...]:
+        """Directories its runs write under the project's dependency directory
+        (`node_modules/<name>`): where that directory is the checkout's own, each gets a
+        throwaway one, so a run never writes into what the owner installed."""
+        ...
+
+    @property
+    def default(self) -> Default | None:
+        """What it offers a project that names no test command (None: never the default)."""
         ...
 
     @property
@@ -133,4 +161,43 @@ class Runner(Protocol):
     def stop_flags(self, args: list[str]) -> list[StopFlag]:
         """The runner's own stop-at-first-failure flags in `args` (`-x`, `--bail 2`,
         `--maxfail=1`, the x of `-xvs`), which the harness takes out of its own runs."""
+        ...
+
+
+class Grader(Protocol):
+    """A runner that runs a benchmark instance's tests as the benchmark's official harness
+    does, when the instance names its tests in this runner's own id spelling: a command over
+    the test files with a report the harness asks for, its outcomes read from that report
+    alone (never from the log, which a patch can print into)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def language(self) -> str:
+        """What the bench's rows call the instances it grades (`python`)."""
+        ...
+
+    @property
+    def report(self) -> str:
+        """The report's file name in the command's reports directory."""
+        ...
+
+    @property
+    def report_said(self) -> str:
+        """How the evaluation names where its outcomes came from."""
+        ...
+
+    def grades(self, ids: Sequence[str]) -> bool:
+        """Whether every id is spelled as this runner's own."""
+        ...
+
+    def graded_command(self, ids: Sequence[str], files: Sequence[str], reports: str) -> str:
+        """The command that runs `files` (the test files the instance's test patch touches)
+        and every file an id of `ids` lives in, writing its report into `reports` (a shell
+        word: `$CODER_REPORTS`)."""
+        ...
+
+    def read_graded(self, data: bytes) -> dict[str, str] | None:
+        """Test id -> outcome from the report; None when it cannot be read."""
         ...

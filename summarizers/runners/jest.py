@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.base import Default, Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import (
     find_binary,
     is_js_test_file,
@@ -59,6 +59,8 @@ class Jest:
     config_files = ("jest.config.*", "package.json", "jest.setup.*")
     artifacts = ("coverage/", "junit.xml", "*.tsbuildinfo")
     setup = RunSetup()
+    caches: tuple[str, ...] = ()
+    default: Default | None = None
 
     def sniff(self, lines: list[str]) -> float:
         score = 0.0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.base import Default, Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import (
     JS_SOURCE,
     find_binary,
@@ -48,6 +48,8 @@ class Mocha:
     config_files = (".mocharc*", "package.json")
     artifacts = (".nyc_output/", "coverage/", "mochawesome-report/")
     setup = RunSetup()
+    caches: tuple[str, ...] = ()
+    default: Default | None = None
 
     def sniff(self, lines: list[str]) -> float:
         score = 0.0

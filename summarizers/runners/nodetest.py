@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from summarizers.runners import tap_log
-from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.base import Default, Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import is_js_test_file
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import FAILED, PASSED, SKIPPED, Target, worst
@@ -43,6 +43,8 @@ class NodeTest:
     config_files = ("package.json",)
     artifacts = ("coverage/", ".nyc_output/")
     setup = RunSetup()
+    caches: tuple[str, ...] = ()
+    default: Default | None = Default("node --test", ("*.test.js", "*.test.mjs", "*.test.cjs"))
 
     def sniff(self, lines: list[str]) -> float:
         """TAP with node --test's own marks (`duration_ms:` YAML, `# suites`); other TAP

@@ -1,6 +1,6 @@
 """pytest: how it is recognised and how it selects tests (files, directories, node ids, dotted
 ids mapped to their module file), how its output is read, its JUnit XML report, what its runs
-leave in the tree, its stop flags.
+leave in the tree, its stop flags, the command a project with Python tests gets by default.
 
 Outcomes come from pytest's JUnit XML report when the harness asked for one (`read_junit`),
 else from the log: the short test summary (only inside its own section, so a passing test
@@ -8,6 +8,9 @@ whose captured output prints `FAILED ...` is not read as a failure), `-v` progre
 pytest-xdist's `[gw0] [ 10%] PASSED id` lines (the worker id is not part of the test id).
 Failure messages always come from the log (the one place both a base run and a later run
 read them the same way).
+
+A benchmark instance whose ids are all node ids is run here as SWE-bench's harness runs it
+(`Grader`), its outcomes read from the JUnit XML alone.
 """
 
 from __future__ import annotations
@@ -16,12 +19,13 @@ import io
 import json
 import posixpath
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from xml.etree import ElementTree
 
 from summarizers.runners import pytest_log
-from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.base import Default, Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import replace_paths
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, worst
@@ -92,6 +96,15 @@ class Pytest:
     config_files = ("conftest.py", "pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml")
     artifacts = (".pytest_cache/", "__pycache__/", ".coverage", ".coverage.*", "htmlcov/")
     setup = SETUP
+    language = "python"
+    report = JUNIT_FILE
+    report_said = "pytest's JUnit XML report"
+    caches: tuple[str, ...] = ()
+    default: Default | None = Default(
+        "{python} -m pytest -q",
+        ("test_*.py", "*_test.py", "conftest.py"),
+        ("pyproject.toml", "setup.py"),
+    )
 
     def sniff(self, lines: list[str]) -> float:
         return min(pytest_log.sniff(lines) / 10.0, 1.0)
@@ -195,6 +208,26 @@ class Pytest:
         if said:
             return said
         return f"exit {exit_code}" if exit_code in (4, 5) else None
+
+    def grades(self, ids: Sequence[str]) -> bool:
+        """Every id a node id (`file::test`), as SWE-bench's Python instances name them."""
+        return all("::" in t for t in ids)
+
+    def graded_command(self, ids: Sequence[str], files: Sequence[str], reports: str) -> str:
+        """As SWE-bench's harness runs them (`-rA`), with the JUnit XML report asked for (family
+        xunit1, which names each test's file) and no cache written into the tree."""
+        paths = [f for f in files if f.endswith(".py")]
+        for ident in ids:
+            path = ident.split("::", 1)[0]
+            if path not in paths:
+                paths.append(path)
+        return (
+            "python -m pytest -rA --tb=short -p no:cacheprovider -o junit_family=xunit1 "
+            f'--junitxml="{reports}/{JUNIT_FILE}" ' + " ".join(shlex.quote(p) for p in paths)
+        )
+
+    def read_graded(self, data: bytes) -> dict[str, str] | None:
+        return read_junit(data)
 
 
 def _spelled(name: Name, project: Project) -> str:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.base import Default, Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import find_binary, is_js_test_file, replace_paths
 from summarizers.runners.model import FAILED, PASSED, SKIPPED
 from summarizers.runners.names import DIR, TEST, Name, Project
@@ -89,6 +89,8 @@ class Tap:
     config_files = (".taprc", "package.json")
     artifacts = (".tap/", ".nyc_output/", "coverage/")
     setup = RunSetup()
+    caches: tuple[str, ...] = ()
+    default: Default | None = None
 
     def sniff(self, lines: list[str]) -> float:
         score = 0.0

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from summarizers.runners import unittest_log
-from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.base import Default, Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import positionals
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, Target, worst
@@ -50,6 +50,8 @@ class Unittest:
     config_files = ("__init__.py",)
     artifacts = ("__pycache__/", ".coverage", ".coverage.*")
     setup = RunSetup()
+    caches: tuple[str, ...] = ()
+    default: Default | None = None
 
     def sniff(self, lines: list[str]) -> float:
         return min(unittest_log.sniff(lines) / 8.0, 1.0)

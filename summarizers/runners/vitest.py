@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from summarizers.runners.base import Reading, RunSetup, Selected, Unselectable
+from summarizers.runners.base import Default, Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import (
     find_binary,
     is_js_test_file,
@@ -56,6 +56,8 @@ class Vitest:
     config_files = ("vitest.config.*", "vite.config.*", "vitest.workspace.*", "package.json")
     artifacts = ("coverage/", "*.tsbuildinfo", "junit.xml", "html/")
     setup = RunSetup()
+    caches: tuple[str, ...] = (".vite", ".vitest")
+    default: Default | None = None
 
     def sniff(self, lines: list[str]) -> float:
         score = 0.0

@@ -60,6 +60,21 @@ def test_detect_test_cmd(tmp_path):
     assert detect_test_cmd(py) == "python -m pytest -q"
 
 
+def test_runners_claim_a_project_by_test_files_before_project_files(tmp_path):
+    """The runners' defaults are asked in table order, every runner's test files before any
+    runner's project files: JS tests in a tree that also has a pyproject.toml run as JS."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert detect_test_cmd(tmp_path) == "python -m pytest -q"
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "a.test.mjs").write_text("")
+    assert detect_test_cmd(tmp_path) == "node --test"
+    (tmp_path / "conftest.py").write_text("")
+    assert detect_test_cmd(tmp_path) == "python -m pytest -q"
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / "conftest.py").rename(tmp_path / ".hidden" / "conftest.py")
+    assert detect_test_cmd(tmp_path) == "node --test"
+
+
 @pytest.mark.parametrize(
     ("line", "said"),
     [
