@@ -13,7 +13,7 @@ test red at the base for another reason is discounted there, and so here). Then 
   known only by its outcome): at least one of those must have failed before and passed after. A test that passed
   before too proves nothing; a test red at the base that is still red after is the judge's
   to discount, not a proof;
-- a runner that lists only its failures (vitest's default reporter, or a wrapper around it)
+- a runner that lists only its failures (a default reporter that prints passing files, not tests)
   proves a test that failed before by a run after that passed whole with at least as many
   passing tests as ran before;
 - a run no runner module read (a runner coder does not know: what ids its lines seem to give
@@ -151,7 +151,7 @@ def _stand_in(
 
 def _passes_unlisted(before: Facts, now: Facts) -> str:
     """Why a test that failed before passes now though the run after does not list it: its
-    runner names only failures (vitest's default reporter, a wrapper around it), the run
+    runner names only failures (a reporter that prints passing files, not tests), the run
     after passed whole, and it counted at least as many passing tests as the run before ran,
     so none went missing. Empty when that cannot be said."""
     if now.all_listed or now.red or now.failing or now.passed_count is None:
