@@ -135,10 +135,10 @@ class NodeTest:
         if not paths and not leaves:
             return Unselectable("no test is named")
         options = [a for a in args if a.startswith("-")]
-        kept = options + (paths or [a for a in args if not a.startswith("-")])
         if leaves and all(n.kind == TEST for n in names):
             pattern = "^(?:" + "|".join(re.escape(leaf) for leaf in leaves) + ")$"
-            kept.append(f"--test-name-pattern={pattern}")
+            options.append(f"--test-name-pattern={pattern}")  # node reads options before files
+        kept = options + (paths or [a for a in args if not a.startswith("-")])
         return Selected(kept, tuple(targets))
 
     def listing(self, args: list[str]) -> list[str]:
