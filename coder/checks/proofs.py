@@ -88,7 +88,8 @@ def _changed(selection: PathsRun, env: VerifyEnv) -> dict[str, list[tuple[str, .
                 readable = False
                 break
             titles += found
-        out[target.name] = titles if readable else None
+        known = out.get(target.name, [])  # a glob's files share its name
+        out[target.name] = known + titles if readable and known is not None else None
     return out
 
 

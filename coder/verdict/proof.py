@@ -60,15 +60,19 @@ def judge_proof(
     proven = True
     if not now.readers and not before.readers:
         return _by_exit(before, after)
+    by_name: dict[str, list[tuple[bool, str, list[str]]]] = {}
     for target in targets:
         if target.kind == "test":
             ok, line = _named_test(target, before, now)
             ids = [target.name] if ok else []
         else:
             ok, line, ids = _stand_in(target, before, now, (changed or {}).get(target.name))
-        proven &= ok
-        lines.append(line)
-        proving += ids
+        by_name.setdefault(target.name, []).append((ok, line, ids))
+    for got in by_name.values():  # a glob's files: one of them proving proves the name
+        wins = [g for g in got if g[0]]
+        proven &= bool(wins)
+        lines += [g[1] for g in wins or got]
+        proving += [i for g in wins for i in g[2]]
     if not after.passed:
         proven = False
         what = ", ".join(after.counted[:IDS_SHOWN] + after.missing[:IDS_SHOWN])

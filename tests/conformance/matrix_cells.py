@@ -252,9 +252,39 @@ def _fast(cell: Cell) -> bool:
     return key in FAST
 
 
+KNOWN_WRONG: dict[str, str] = {
+    "jest | own id | green | right fix": "an id in the runner's own spelling with no file "
+    "(`describe › test`) is read as a path",
+    "jest | own id | green | proving test": "the same",
+    "mocha | own id | green | right fix": "the same (`describe test`)",
+    "mocha | own id | green | proving test": "the same",
+    "node --test | own id | green | right fix": "the same (the test's own name)",
+    "node --test | own id | green | proving test": "the same",
+    "unittest | printed id | green | deleted test": "a named test deleted by the step is not "
+    "counted missing when the run selects by name and nothing else is listed",
+    "vitest | printed id | green | deleted test": "the same",
+    "jest | printed id | green | deleted test": "the same",
+    "mocha | printed id | green | deleted test": "the same",
+    "jest | file | green | deleted test": "a test deleted from a file named whole is not "
+    "counted missing where the baseline's reporter listed no ids, and the final check does "
+    "not compare the counts",
+    "vitest | file | green | deleted test": "a test deleted from a file named whole is not "
+    "counted missing where the baseline's reporter listed no ids, and the final check does "
+    "not compare the counts",
+}
+"""Cells whose verdict is still wrong, each with why: the cell keeps asserting the verdict the
+specification gives and runs as a strict expected failure, so it fails the day it comes right
+(then it leaves this table). Issue 30 stays open while this table is not empty."""
+
+
+def _marks(cell: Cell) -> tuple:
+    marks: tuple = () if _fast(cell) else (pytest.mark.bench,)
+    if cell.id in KNOWN_WRONG:
+        marks += (pytest.mark.xfail(strict=True, reason=KNOWN_WRONG[cell.id]),)
+    return marks
+
+
 def params(states: tuple[State, ...], forms: tuple[Form, ...] = FORMS) -> list:
     """The cells of these states (and forms) as pytest params, the slow ones marked `bench`."""
     chosen = [c for c in all_cells() if c.state in states and c.form in forms]
-    return [
-        pytest.param(c, id=c.id, marks=() if _fast(c) else (pytest.mark.bench,)) for c in chosen
-    ]
+    return [pytest.param(c, id=c.id, marks=_marks(c)) for c in chosen]
