@@ -19,7 +19,7 @@ from matrix_projects import (
     skip_or_fail,
 )
 from matrix_runners import Runner
-from matrix_verdicts import differences, report, run_cell
+from matrix_verdicts import REMOVAL_TASK, TASK, differences, report, run_cell
 
 from sandbox.confine import bwrap_unavailable_reason
 
@@ -46,8 +46,9 @@ def check(cell: Cell, bases: BaseProjects, tmp_path: Path) -> None:
     if js:
         give_node_modules(repo, cell.runner.packages)
     try:
+        task = REMOVAL_TASK if cell.change == "deleted, removed" else TASK
         seen = run_cell(
-            repo, tmp_path / "run", script(cell), coder_command(cell.runner, cell.state)
+            repo, tmp_path / "run", script(cell), coder_command(cell.runner, cell.state), task
         )
     finally:
         if js:

@@ -36,14 +36,22 @@ class Observed:
         return found[0] if found else None
 
 
-def run_cell(repo: Path, out: Path, script: dict[str, Any], test_cmd: str) -> Observed:
+TASK = "absolute() returns a negative argument unchanged; make it return its magnitude"
+REMOVAL_TASK = TASK + ", and delete the test of absolute(0): it is obsolete"
+"""A deletion named by `tests_removed` verifies only where the task asks for it (issue 32: a
+model cannot waive a test that ran at the base by declaring it removed)."""
+
+
+def run_cell(
+    repo: Path, out: Path, script: dict[str, Any], test_cmd: str, task: str = TASK
+) -> Observed:
     """One `coder run` of the cell's script on its repository (in process, as `coder run
     --model script:FILE --test-cmd CMD --no-revise --out DIR` would)."""
     path = out.parent / "script.json"
     path.write_text(json.dumps(script, indent=1), encoding="utf-8")
     options = RunOptions(
         repo=repo,
-        task="absolute() returns a negative argument unchanged; make it return its magnitude",
+        task=task,
         model=f"script:{path}",
         test_cmd=test_cmd,
         revise=False,
