@@ -268,6 +268,9 @@ KNOWN_WRONG: dict[str, str] = {
     "jest | file | green | deleted test": "a test deleted from a file named whole is not "
     "counted missing where the baseline's reporter listed no ids, and the final check does "
     "not compare the counts",
+    "vitest | file | red hook | right fix": "the final check's evidence names the hook's "
+    "failure as the runner's (`vitest` was red at the base), not the hook",
+    "vitest | file | red hook | proving test": "the same",
     "vitest | file | green | deleted test": "a test deleted from a file named whole is not "
     "counted missing where the baseline's reporter listed no ids, and the final check does "
     "not compare the counts",
