@@ -5,12 +5,14 @@ plan phase's tools 2.8 KB -> 5.3 KB a call, and the replayed real suite 5-7% dea
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import Any
 
 import jsonschema
 import pytest
 
-from coder.tools.specs import TOOL_ARGS, tool_specs
+from coder.loop.prompts import SYSTEM_RULES
+from coder.tools.specs import EXECUTE_TOOLS, PLAN_TOOLS, REACT_TOOLS, TOOL_ARGS, tool_specs
 from contracts.invariants import INVARIANT_KINDS
 from contracts.schema import compact, plan_input_schema
 
@@ -141,3 +143,17 @@ def test_compact_merges_options_alike_but_for_their_tag_and_says_their_type_once
 def test_compact_allows_exactly_what_the_schema_it_came_from_allows(value):
     before = jsonschema.Draft202012Validator(TAGGED).is_valid(value)
     assert jsonschema.Draft202012Validator(compact(TAGGED)).is_valid(value) == before
+
+
+def _call_bytes(tools: tuple[str, ...]) -> int:
+    specs = [asdict(spec) for spec in tool_specs(tools)]
+    return len(json.dumps({"system": SYSTEM_RULES, "tools": specs}, separators=(",", ":")))
+
+
+def test_what_every_call_of_a_phase_carries_stays_within_its_budget():
+    """System rules and tools, as the scripted model counts a request. The budgets are the
+    figures of issue 31's trim with a little room: the plan phase was 9.7 KB a call after the
+    one-schema change (8.2 KB at the base it was measured against)."""
+    assert _call_bytes(PLAN_TOOLS) <= 5_100
+    assert _call_bytes(EXECUTE_TOOLS) <= 3_900
+    assert _call_bytes(REACT_TOOLS) <= 3_550
