@@ -9,6 +9,7 @@ required as the discriminated union requires it), and rollback targets carry the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -78,9 +79,11 @@ def wire_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 def compact(schema: dict[str, Any], *, keep_descriptions: bool = True) -> dict[str, Any]:
     """The same constraints in fewer bytes (the tools travel with every model call): `$ref`s
-    inlined, titles and null defaults dropped, a `const` alone, `anyOf [X, null]` as
-    `type: [X, "null"]`. The top-level description goes: it is the tool's own. Field
-    descriptions stay unless `keep_descriptions` is off."""
+    inlined, titles and defaults dropped (a default is what the harness does with a missing
+    key: nothing to send, nothing that changes what is valid), a `const` alone, `anyOf [X,
+    null]` as `type: [X, "null"]`, the options of a union alike but for one tag merged
+    (`_merge_tagged`) and their common `type` said once. The top-level description goes: it
+    is the tool's own. Field descriptions stay unless `keep_descriptions` is off."""
     defs = schema.get("$defs", {})
 
     def walk(node: Any, top: bool = False) -> Any:
@@ -92,18 +95,75 @@ def compact(schema: dict[str, Any], *, keep_descriptions: bool = True) -> dict[s
             return walk({**defs[node["$ref"].rsplit("/", 1)[1]], **_without(node, "$ref")})
         out = {}
         for key, value in node.items():
-            if key in ("title", "$defs", "discriminator") or (key == "default" and value is None):
+            if key in ("title", "$defs", "discriminator", "default"):
                 continue
             if key == "description" and (top or not keep_descriptions):
                 continue
             out[key] = value if key in ("properties", "const", "default", "enum") else walk(value)
         if "properties" in out:
             out["properties"] = {k: walk(v) for k, v in out["properties"].items()}
-        if "const" in out:  # its type and default say nothing more
+        if "const" in out:  # its type says nothing more
             return {k: v for k, v in out.items() if k in ("const", "description")}
+        for union in ("anyOf", "oneOf"):
+            if union in out:
+                out = _common_type(out, union, _merge_tagged(out[union]))
         return _nullable(out)
 
     return walk(schema, top=True)  # type: ignore[no-any-return]
+
+
+def _tag(option: dict[str, Any]) -> str | None:
+    """The one property of an object option that is a required `const` (an invariant's
+    `kind`). Required: options whose tag may be missing can overlap, and merging overlapping
+    options of a `oneOf` would allow what matched two of them."""
+    props = option.get("properties", {})
+    tags = [k for k, v in props.items() if isinstance(v, dict) and "const" in v]
+    return tags[0] if len(tags) == 1 and tags[0] in option.get("required", []) else None
+
+
+def _merge_tagged(options: list[Any]) -> list[Any]:
+    """Options that differ only in their tag's `const` as one option whose tag is an `enum`
+    of those values: `signature_unchanged` and `signature_compatible` take the same fields.
+    The same values are valid (the tags stay disjoint, so a `oneOf` still matches once); the
+    model reads the shared fields once."""
+    slots: list[Any] = []
+    values: dict[str, list[Any]] = {}
+    for option in options:
+        tag = _tag(option) if isinstance(option, dict) else None
+        if tag is None:
+            slots.append(option)
+            continue
+        rest = {**option, "properties": {**option["properties"], tag: None}}
+        rest["required"] = sorted(option.get("required", []))
+        shape = json.dumps([tag, rest], sort_keys=True)
+        if shape not in values:
+            values[shape] = []
+            slots.append((shape, tag, option))
+        values[shape].append(option["properties"][tag]["const"])
+    merged = []
+    for slot in slots:
+        if not isinstance(slot, tuple):
+            merged.append(slot)
+            continue
+        shape, tag, option = slot
+        if len(values[shape]) > 1:
+            option = {
+                **option,
+                "properties": {**option["properties"], tag: {"enum": values[shape]}},
+            }
+        merged.append(option)
+    return merged
+
+
+def _common_type(node: dict[str, Any], union: str, options: list[Any]) -> dict[str, Any]:
+    """The union's options, their `type` said once on the union when all share it."""
+    kinds = {json.dumps(o.get("type")) if isinstance(o, dict) else None for o in options}
+    if len(options) < 2 or len(kinds) != 1 or None in kinds or "type" in node:
+        return {**node, union: options}
+    kind = options[0].get("type")
+    if kind is None:
+        return {**node, union: options}
+    return {**node, "type": kind, union: [_without(o, "type") for o in options]}
 
 
 def _without(node: dict[str, Any], key: str) -> dict[str, Any]:

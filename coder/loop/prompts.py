@@ -18,24 +18,20 @@ Every change you make is checked by a harness that never takes your word for it.
 
 Rules:
 - Call exactly the tools offered in this phase; every reply must contain at least one tool call.
-- Paths are relative to the repository root. Read a file before editing it. edit_file needs
-  old_text that occurs exactly once; copy it from read_file output (without the line numbers).
-- Commands run confined: no network, no secrets, a time limit. Output is compacted.
+- Paths are relative to the repository root. Read a file before editing it; copy edit_file's
+  old_text from read_file output (without the line numbers).
 - Stay within the files of the current step. Do not reformat or "fix" unrelated code.
 """
 
 PLAN_FORMAT = """\
-A plan is submit_plan's input (its schema gives every field): a goal, `notes` and steps. `notes`
-is what you found that the executors need (root cause, the files and lines involved, decisions
-taken): each step runs in a fresh conversation that sees only the goal, the notes and its own
-step. A step names the files it may create, edit or delete (paths or globs; it must change at
-least one), the invariants that must hold after it, and "rollbackPlan": {"gitCheckout": "HEAD~1"}.
-Invariants are objects with a `kind` (e.g. {"kind": "tests_pass", "paths": ["tests/test_x.py"]},
-{"kind": "text_absent", "pattern": "print\\\\(", "paths": ["src/**"]}: a regular expression))
-or strings of the forms below. tests_fail_before {paths}: of the tests the step adds or changes
-there, at least one must fail on the code before the step, and all must pass after it; name a
-test id to require that one. tests_removed {paths}: tests removed or skipped on purpose; any
-other test that disappears, or is skipped, fails.
+A plan is submit_plan's input: a goal, `notes` and steps. `notes` is what you found that the
+executors need (root cause, the files and lines involved, decisions taken): each step runs in a
+fresh conversation that sees only the goal, the notes and its own step. A step's files are the
+paths or globs it may create, edit or delete (it changes at least one); its invariants hold
+after it: objects (a `pattern` is a regular expression) or strings of the forms below.
+tests_fail_before: of the tests the step adds or changes in `paths`, at least one must fail on
+the code before the step, and all must pass after it; a test id requires that one.
+tests_removed: tests removed or skipped on purpose; any other that disappears or is skipped fails.
 Signatures and public APIs are checked compatible ("signature_compatible",
 "public_api_compatible") or strict ("signature_unchanged", "public_api_unchanged").
 Compatible: every call the old version accepted still works (a new parameter with a default
@@ -65,7 +61,7 @@ def plan_briefing(
     likely missing environment), so no step is made to demand a test red for another reason.
     `repo_words`: the repository's AGENTS.md, quoted (`coder.loop.repo_words`).
     `paths_run`: the command a `tests_pass` with paths runs (coder.verdict.scoping)."""
-    forms = "\n".join(f"  - {form}" for form in COMPILABLE_FORMS)
+    forms = "\n".join(f"- {form}" for form in COMPILABLE_FORMS)
     base = f"{baseline}\n\n" if baseline else ""
     scoped = f"\n{paths_run}" if paths_run else ""
     return (
@@ -77,8 +73,7 @@ def plan_briefing(
         "submit_plan with small, verifiable steps. Every step should name the tests that prove "
         "it. A bug fix should come with a regression test proven to catch the bug: add the test "
         "in the fixing step and give it the invariant 'the new tests in FILE fail before this "
-        "step and pass after' (the harness runs them on the code as it was before the step; if "
-        "every one of them passes there too, they prove nothing and the step fails).\n\n"
+        "step and pass after'.\n\n"
         f"{PLAN_FORMAT}{forms}"
     )
 

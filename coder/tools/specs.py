@@ -69,20 +69,19 @@ class DeleteFile(_Args):
 
 class Run(_Args):
     """Run a bash command in the repository, confined: no network, no secrets, timed out.
-    The exit code counts a failure anywhere in the command's last pipeline, as with `set -o
-    pipefail` (`make test | tail` fails when the tests fail), except a command stopped by SIGPIPE
-    because a later one such as `head` stopped reading. Output is compacted for you: there is
-    no need to pipe it into head or tail. The repository's .git is read-only here: git log,
-    diff and `git show HEAD:FILE` (the code before your change) work; git stash, commit,
-    checkout and reset cannot write (the harness commits verified work)."""
+    Output is compacted: no need to pipe it into head or tail. A failure anywhere in the last
+    pipeline fails the command, as with `set -o pipefail` (`make test | tail` fails when the
+    tests fail), but not one stopped by SIGPIPE because a later `head` stopped reading. .git
+    is read-only: git log, diff and `git show HEAD:FILE` (the code before your change) work;
+    git stash, commit, checkout and reset cannot write (the harness commits verified work)."""
 
     command: str = Field(min_length=1)
 
 
 class RestoreAttempt(_Args):
-    """Restore the change of this step's last rolled-back attempt, as it left the files: all
-    of it, or only `paths`. Files outside this step's files are not restored (the result
-    names them). Then edit what was wrong instead of re-typing what was right."""
+    """Restore this step's last rolled-back attempt as it left the files (all, or only
+    `paths`; files outside the step's are not, the result names them), then edit what was
+    wrong instead of re-typing what was right."""
 
     paths: list[str] | None = None
 
