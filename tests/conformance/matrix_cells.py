@@ -252,28 +252,68 @@ def _fast(cell: Cell) -> bool:
     return key in FAST
 
 
+OWN_ID = "an id in the runner's own spelling with no file (`describe › test`) is read as a path"
+DELETED = (
+    "a test the step deleted is not counted missing where the run lists nothing else (a name "
+    "selection) or the baseline's reporter listed no ids; the final check does not compare counts"
+)
+RED_HOOK = (
+    "a hook or lint red at the base: the final check's evidence names the runner's section "
+    "(`mocha` was red at the base), not the hook, or the verdict differs"
+)
+ARTIFACTS = (
+    "a report the project's own test command writes (`--junitxml=junit.xml`, a coverage dir) "
+    "is listed as the model's scratch file at finish_step"
+)
+QUIET = "output with no per-test lines: the baseline counts 0 passed for a green suite"
+UNKNOWN_LOOKALIKE = (
+    "a runner module claims an unknown runner's output by its look (its ✔ lines), so the proof "
+    "is not judged by the exits"
+)
+
+
 KNOWN_WRONG: dict[str, str] = {
-    "jest | own id | green | right fix": "an id in the runner's own spelling with no file "
-    "(`describe › test`) is read as a path",
-    "jest | own id | green | proving test": "the same",
-    "mocha | own id | green | right fix": "the same (`describe test`)",
-    "mocha | own id | green | proving test": "the same",
-    "node --test | own id | green | right fix": "the same (the test's own name)",
-    "node --test | own id | green | proving test": "the same",
-    "unittest | printed id | green | deleted test": "a named test deleted by the step is not "
-    "counted missing when the run selects by name and nothing else is listed",
-    "vitest | printed id | green | deleted test": "the same",
-    "jest | printed id | green | deleted test": "the same",
-    "mocha | printed id | green | deleted test": "the same",
-    "jest | file | green | deleted test": "a test deleted from a file named whole is not "
-    "counted missing where the baseline's reporter listed no ids, and the final check does "
-    "not compare the counts",
-    "vitest | file | red hook | right fix": "the final check's evidence names the hook's "
-    "failure as the runner's (`vitest` was red at the base), not the hook",
-    "vitest | file | red hook | proving test": "the same",
-    "vitest | file | green | deleted test": "a test deleted from a file named whole is not "
-    "counted missing where the baseline's reporter listed no ids, and the final check does "
-    "not compare the counts",
+    "ava | file | green | proving test": UNKNOWN_LOOKALIKE,
+    "ava | file | red hook | right fix": RED_HOOK,
+    "jest | file | artifacts | proving test": ARTIFACTS,
+    "jest | file | artifacts | right fix": ARTIFACTS,
+    "jest | file | green | deleted test": DELETED,
+    "jest | file | quiet | proving test": QUIET,
+    "jest | file | red hook | proving test": RED_HOOK,
+    "jest | file | red hook | right fix": RED_HOOK,
+    "jest | own id | green | proving test": OWN_ID,
+    "jest | own id | green | right fix": OWN_ID,
+    "jest | printed id | green | deleted test": DELETED,
+    "mocha | file | artifacts | proving test": ARTIFACTS,
+    "mocha | file | artifacts | right fix": ARTIFACTS,
+    "mocha | file | green | deleted test": DELETED,
+    "mocha | file | red hook | proving test": RED_HOOK,
+    "mocha | file | red hook | right fix": RED_HOOK,
+    "mocha | own id | green | proving test": OWN_ID,
+    "mocha | own id | green | right fix": OWN_ID,
+    "mocha | printed id | green | deleted test": DELETED,
+    "node --test | file | artifacts | proving test": ARTIFACTS,
+    "node --test | file | artifacts | right fix": ARTIFACTS,
+    "node --test | file | green | deleted test": DELETED,
+    "node --test | file | quiet | proving test": QUIET,
+    "node --test | file | quiet | right fix": QUIET,
+    "node --test | file | quiet | wrong fix": QUIET,
+    "node --test | file | red hook | proving test": RED_HOOK,
+    "node --test | file | red hook | right fix": RED_HOOK,
+    "node --test | own id | green | proving test": OWN_ID,
+    "node --test | own id | green | right fix": OWN_ID,
+    "node-tap | file | artifacts | right fix": ARTIFACTS,
+    "node-tap | file | quiet | right fix": QUIET,
+    "node-tap | file | red hook | right fix": RED_HOOK,
+    "pytest | file | artifacts | proving test": ARTIFACTS,
+    "pytest | file | artifacts | right fix": ARTIFACTS,
+    "unittest | printed id | green | deleted test": DELETED,
+    "vitest | file | artifacts | proving test": ARTIFACTS,
+    "vitest | file | artifacts | right fix": ARTIFACTS,
+    "vitest | file | green | deleted test": DELETED,
+    "vitest | file | red hook | proving test": RED_HOOK,
+    "vitest | file | red hook | right fix": RED_HOOK,
+    "vitest | printed id | green | deleted test": DELETED,
 }
 """Cells whose verdict is still wrong, each with why: the cell keeps asserting the verdict the
 specification gives and runs as a strict expected failure, so it fails the day it comes right
