@@ -96,12 +96,17 @@ def _packs(common: Path) -> tuple[Path, ...]:
 
 
 def _staged(gitdir: Path) -> set[str]:
-    """Blobs an index holds that its HEAD's tree does not (content staged, uncommitted)."""
-    out = git(
-        [f"--git-dir={gitdir}", "diff-index", "--cached", "--raw", "-z", "--no-renames", "HEAD"],
-        gitdir,
-        check=False,
-    )
+    """Blobs an index holds that its HEAD's tree does not (content staged, uncommitted); none
+    for a worktree removed meanwhile (another attempt's, ending while this run starts)."""
+    try:
+        out = git(
+            [f"--git-dir={gitdir}", "diff-index", "--cached", "--raw", "-z", "--no-renames"]
+            + ["HEAD"],
+            gitdir,
+            check=False,
+        )
+    except FileNotFoundError:
+        return set()
     ids: set[str] = set()
     for item in split_z(out):
         if item.startswith(":"):
