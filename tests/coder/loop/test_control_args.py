@@ -31,7 +31,7 @@ def test_finish_step_with_a_key_its_schema_lacks_is_sent_back(calc_repo, script)
     first, second = _observations(outcome.run_dir, "finish_step")
     assert first["status"] == "error"
     assert "bad arguments for finish_step: details: Extra inputs are not permitted" in first["text"]
-    assert 'Use: finish_step {"summary": …}' in first["text"]
+    assert 'Use: finish_step {"summary?": …}' in first["text"]
     assert second["status"] == "ok"
     assert outcome.result.steps[0].attempts == 1, "the refused call ended nothing"
 
