@@ -14,10 +14,14 @@ from pathlib import Path
 
 
 def write_owner(owner: Path, **extra: object) -> None:
-    """Record this process as the owner, with `extra` facts beside it."""
+    """Record this process as the owner, with `extra` facts beside it. Written whole at once:
+    a file read half written looked like a gone owner, and another run starting beside this
+    one (attempts side by side) pruned this run's new worktree."""
     pid = os.getpid()
     record: dict[str, object] = {"pid": pid, "started": start_time(pid), "host": _host()}
-    owner.write_text(json.dumps({**extra, **record}) + "\n")
+    partial = owner.with_name(f"{owner.name}.{pid}.tmp")
+    partial.write_text(json.dumps({**extra, **record}) + "\n")
+    os.replace(partial, owner)  # whole or absent: a run pruning stale worktrees reads it
 
 
 def read_owner(owner: Path) -> dict[str, object]:
