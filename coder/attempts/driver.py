@@ -12,7 +12,6 @@ chosen and a trace whose `selection` event says why.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -31,7 +30,7 @@ from coder.bench.jobs import Executor, ExecutorUnavailable
 from coder.config import ConfigError, RepoConfig, confinement, detect_test_cmd, load_repo_config
 from coder.loop.modes import MODES
 from coder.loop.outputs import save_result
-from coder.loop.rundirs import coder_path
+from coder.loop.rundirs import coder_path, discard_run_dir, first_missing
 from coder.loop.runner import RunOptions, RunOutcome, take_change, top_level
 from coder.loop.state import Limits
 from coder.loop.trace import TraceWriter
@@ -69,7 +68,7 @@ def run_attempts(options: RunOptions, many: AttemptsOptions) -> RunOutcome:
     models = _models(options, many, config)
     run_id = options.run_id or new_run_id()
     run_dir = options.out_dir.resolve() if options.out_dir else coder_path(repo, "runs", run_id)
-    fresh = _first_missing(run_dir)
+    fresh = first_missing(run_dir)
     base_commit = _head(repo)
     test_cmd = (
         options.test_cmd or (config and config.test_cmd) or detect_test_cmd(repo, checkout=repo)
@@ -130,7 +129,7 @@ def run_attempts(options: RunOptions, many: AttemptsOptions) -> RunOutcome:
     usage = [r["usage"] for r in watch.rows if r.get("usage")]
     if usage and len(usage) == len(watch.rows) == many.attempts:
         trace.close()
-        _discard(run_dir, fresh)
+        discard_run_dir(run_dir, fresh)
         raise UsageError(str(usage[0]))
     facts = [watch.facts_of(i) for i in range(1, many.attempts + 1)]
     if stop_reason != "interrupted":  # Ctrl-C: choose from what was exchanged so far
@@ -299,17 +298,3 @@ def _cross_proofs(
 
 def _head(repo: Path) -> str:
     return git_line(["rev-parse", "HEAD"], repo)
-
-
-def _first_missing(path: Path) -> Path | None:
-    missing = None
-    while not path.exists():
-        missing, path = path, path.parent
-    return missing
-
-
-def _discard(run_dir: Path, fresh: Path | None) -> None:
-    if fresh is not None:
-        shutil.rmtree(fresh, ignore_errors=True)
-    else:
-        (run_dir / "trace.jsonl").unlink(missing_ok=True)

@@ -14,6 +14,7 @@ its trace exclusively (of two runs started at once, one gets it).
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from coder.loop.usage import UsageError
@@ -80,3 +81,21 @@ def cache_dir(repo: Path, *parts: str) -> Path | None:
         return coder_path(repo, "cache", *parts)
     except UsageError:
         return None
+
+
+def first_missing(path: Path) -> Path | None:
+    """The outermost directory on the way to `path` that does not exist yet: what a run that
+    cannot start must take back."""
+    missing = None
+    while not path.exists():
+        missing, path = path, path.parent
+    return missing
+
+
+def discard_run_dir(run_dir: Path, fresh: Path | None) -> None:
+    """Take back what a run that did not start made: the directories it created (`fresh`,
+    from `first_missing`), else its trace in a directory that was there already."""
+    if fresh is not None:
+        shutil.rmtree(fresh, ignore_errors=True)
+    else:
+        (run_dir / "trace.jsonl").unlink(missing_ok=True)

@@ -7,7 +7,6 @@ Every way a run can end (done, a budget, a model error, Ctrl-C, a crash) goes th
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -39,7 +38,15 @@ from coder.loop.modes import MODES
 from coder.loop.outputs import save_result, write_outputs
 from coder.loop.prompts import SYSTEM_RULES
 from coder.loop.resume_point import ResumePoint
-from coder.loop.rundirs import RunDirTaken, cache_dir, claim_run_dir, coder_path, refuse_taken
+from coder.loop.rundirs import (
+    RunDirTaken,
+    cache_dir,
+    claim_run_dir,
+    coder_path,
+    discard_run_dir,
+    first_missing,
+    refuse_taken,
+)
 from coder.loop.runtime import Runtime
 from coder.loop.state import Limits, RunState, RunStop, Terminated, command_timeout
 from coder.loop.trace import Listener, TraceWriter
@@ -210,7 +217,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
     limits = _limits(options, config, model, settings)
     run_id = options.run_id or new_run_id()
     run_dir = options.out_dir.resolve() if options.out_dir else coder_path(repo, "runs", run_id)
-    fresh = _first_missing(run_dir)
+    fresh = first_missing(run_dir)
     if options.out_dir is not None:
         try:
             options.out_dir.mkdir(parents=True, exist_ok=True)
@@ -292,7 +299,7 @@ def open_run(options: RunOptions, drive: Drive[T]) -> tuple[T, Path]:
             outcome = drive(rt, workspace, model_spec, options)
         except BaselineUnrunnable as exc:
             if not isinstance(exc, SetupUnrunnable):  # its setup.log and trace are kept
-                _discard(run_dir, fresh)
+                discard_run_dir(run_dir, fresh)
             workspace.delete_branch()
             raise UsageError(str(exc)) from None
     return outcome, run_dir
@@ -310,7 +317,7 @@ def _unstarted(run_dir: Path, fresh: Path | None, workspace: Workspace) -> Itera
     except OSError as exc:
         if (full := disk_full(exc, [run_dir])) is None:
             raise
-        _discard(run_dir, fresh)
+        discard_run_dir(run_dir, fresh)
         workspace.delete_branch()
         raise UsageError(f"{full}; nothing was done") from None
 
@@ -609,22 +616,6 @@ def _final_check(rt: Runtime, base: Baseline) -> FinalCheck:
         reused=reuse is not None,
     )
     return final
-
-
-def _first_missing(path: Path) -> Path | None:
-    """The outermost directory on the way to `path` that does not exist yet: what a run that
-    cannot start must take back."""
-    missing = None
-    while not path.exists():
-        missing, path = path, path.parent
-    return missing
-
-
-def _discard(run_dir: Path, fresh: Path | None) -> None:
-    if fresh is not None:
-        shutil.rmtree(fresh, ignore_errors=True)
-    else:
-        (run_dir / "trace.jsonl").unlink(missing_ok=True)
 
 
 def _model(options: RunOptions) -> tuple[str, Model]:
