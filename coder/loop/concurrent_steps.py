@@ -139,7 +139,7 @@ def _alone(
                 if too_big
                 else verify_step(step, modes._verify_env(own, checkpoint.sha))
             )
-            _emit_checks(rt, step_id, outcome.checks)
+            modes.emit_checks(rt, step_id, outcome.checks)
             if any(c.status == "failed" for c in outcome.checks):
                 outcome.patch = own.checkpoints.patch_since(checkpoint.sha)
             else:
@@ -177,7 +177,7 @@ def _bring_onto_branch(rt: Runtime, step: CompiledStep, outcome: _Alone, merged:
             "top of them."
         )
         conflict = Check("merge", "failed", why, detail=", ".join(paths))
-        _emit_checks(rt, step_id, [conflict], merged_with=merged)
+        modes.emit_checks(rt, step_id, [conflict], merged_with=merged)
         _failed(rt, step, [conflict], outcome, why)
         return False
     checks = outcome.checks
@@ -185,7 +185,7 @@ def _bring_onto_branch(rt: Runtime, step: CompiledStep, outcome: _Alone, merged:
         ["rev-parse", f"{outcome.commit}^{{tree}}"], rt.root
     ):
         checks = verify_step(step, modes._verify_env(rt, checkpoint.sha))
-        _emit_checks(rt, step_id, checks, merged_with=merged)
+        modes.emit_checks(rt, step_id, checks, merged_with=merged)
         if any(c.status == "failed" for c in checks):
             outcome.patch = rt.checkpoints.patch_since(checkpoint.sha)
             rt.checkpoints.rollback(checkpoint, checkpoint.sha)
@@ -220,24 +220,6 @@ def _failed(
     account = failure_account(step_id, checks, f"{note}\n\n{attempt}", rt.session.redact)
     rt.state.failures[step_id] = account.text()
     rt.state.failure_accounts[step_id] = account
-
-
-def _emit_checks(
-    rt: Runtime, step_id: str, checks: list[Check], merged_with: list[str] | None = None
-) -> None:
-    for check in checks:
-        rt.state.spent.verification_s += check.command_s
-        rt.trace.emit(
-            "verification",
-            step=step_id,
-            kind=check.kind,
-            status=check.status,
-            detail=check.detail,
-            evidence=check.evidence,
-            duration_s=round(check.command_s, 3),
-            **({"merged_with": merged_with} if merged_with is not None else {}),
-            **modes._run_facts(check),
-        )
 
 
 def _own_runtime(rt: Runtime, tree: Path) -> Runtime | str:

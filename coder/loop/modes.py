@@ -60,18 +60,7 @@ def run_steps(rt: Runtime, plan: ValidPlan) -> None:
             if too_big
             else verify_step(step, _verify_env(rt, checkpoint.sha))
         )
-        for check in checks:
-            rt.state.spent.verification_s += check.command_s
-            rt.trace.emit(
-                "verification",
-                step=step_id,
-                kind=check.kind,
-                status=check.status,
-                detail=check.detail,
-                evidence=check.evidence,
-                duration_s=round(check.command_s, 3),
-                **_run_facts(check),
-            )
+        emit_checks(rt, step_id, checks)
         if all(c.status != "failed" for c in checks):
             rt.state.summaries[step_id] = summary
             _commit(rt, step, checks)
@@ -374,6 +363,26 @@ def _attempt_account(summary: str, patch: str) -> str:
         "The retried step can bring this change back in one call, restore_attempt {} (or "
         '{"paths": [...]} for some of its files), then fix only what was wrong.'
     )
+
+
+def emit_checks(
+    rt: Runtime, step_id: str, checks: list[Check], merged_with: list[str] | None = None
+) -> None:
+    """Each check into the trace, its command time counted as verification (`merged_with`:
+    a step verified again on the tree it landed on, beside steps that ran with it)."""
+    for check in checks:
+        rt.state.spent.verification_s += check.command_s
+        rt.trace.emit(
+            "verification",
+            step=step_id,
+            kind=check.kind,
+            status=check.status,
+            detail=check.detail,
+            evidence=check.evidence,
+            duration_s=round(check.command_s, 3),
+            **({"merged_with": merged_with} if merged_with is not None else {}),
+            **_run_facts(check),
+        )
 
 
 def _run_facts(check: Check) -> dict[str, object]:
