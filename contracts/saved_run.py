@@ -10,6 +10,8 @@ the baseline the steps were judged against.
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
 from typing import Any, Literal
 
@@ -143,6 +145,6 @@ def load_saved_run(run_dir: Path) -> SavedRun:
 def save_run(run_dir: Path, saved: SavedRun) -> None:
     """Write atomically: a resume must never find half a file."""
     path = run_dir / STATE_FILE
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.write_text(saved.model_dump_json(indent=1) + "\n", encoding="utf-8")
     tmp.replace(path)

@@ -129,7 +129,7 @@ class Journal:
         record.plan = state.plan.plan.wire() if state.plan else None
         record.plan_version = state.plan_version or None
         record.plan_sources = list(state.plan_sources)
-        record.steps = [o.model_copy(deep=True) for o in state.steps.values()]
+        record.steps = [o.model_copy(deep=True) for o in list(state.steps.values())]
         record.step_commits = dict(state.step_commits)
         record.verified = list(state.verified)
         record.awaiting_revision = state.awaiting_revision

@@ -21,6 +21,7 @@ class TraceWriter:
         self.run_id = run_id
         self._seq = 0
         self._lock = threading.Lock()
+        self._dispatch = threading.RLock()
         self._listeners: list[Listener] = []
         self.redact = Redactor()
         """Applied to every line written; the session applies it to what the model sees."""
@@ -44,10 +45,21 @@ class TraceWriter:
                 self._file.flush()
             except OSError as exc:  # a full disk: the person still sees it, then the run ends
                 unwritten = exc
-        for listener in self._listeners:
+        with self._dispatch:
+            self._tell(event)
+        if unwritten is not None:
+            raise unwritten
+        return event
+
+    def _tell(self, event: dict[str, Any]) -> None:
+        """Listeners hear one event at a time, whichever thread emits it: steps at once
+        (`--jobs`) emit side by side, and the journal must not save over itself."""
+        for listener in list(self._listeners):
             try:
                 listener(event)
             except Exception as exc:  # a display must never end a run
+                if listener not in self._listeners:
+                    continue
                 self._listeners.remove(listener)
                 self.emit(
                     "observation",
@@ -55,9 +67,6 @@ class TraceWriter:
                     status="error",
                     text=f"progress display failed: {exc!r}",
                 )
-        if unwritten is not None:
-            raise unwritten
-        return event
 
     def close(self) -> None:
         if not self._file.closed:

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from coder.bench.expected import EXPECTED_FILE, recordings, replay
+from coder.bench.layout import JS_RUNNERS_ENV, js_runners_dir
 from coder.bench.prepare import Prepared, prepare_all
 from coder.bench.shipped import cached_clones, suite_cache
 from coder.bench.swebench import Instance, load_instances
@@ -66,7 +67,10 @@ def suite_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]
     """One cache for the whole session: the clones built and each instance prepared once,
     whether the evaluation tests or the replays get there first."""
     home = tmp_path_factory.mktemp("xdg-cache")
+    runners = js_runners_dir()
     with pytest.MonkeyPatch.context() as patch:
+        # Later tests in this worker still find the runners scripts/js-runners installed.
+        patch.setenv(JS_RUNNERS_ENV, str(runners))
         patch.setenv("XDG_CACHE_HOME", str(home))
         yield home
 
