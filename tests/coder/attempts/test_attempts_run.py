@@ -76,6 +76,9 @@ def test_the_verifier_selects_the_candidate_whose_change_passes_the_others_proof
     assert exchange["failing"] == ["tests/test_calc.py::test_add_negative"]
     [selection] = [e for e in events if e["type"] == "selection"]
     assert selection["reasons"][-1].startswith("attempt 1 won: it breaks fewer")
+    [started] = [e for e in events if e["type"] == "run_started"]
+    spent = result["tokens"]["input"] + result["tokens"]["output"]
+    assert 0.5 <= started["expected_tokens"] / spent <= 2, (started["expected_tokens"], spent)
     assert "attempt 1 of 3 selected" in done.stdout
     shown = subprocess.run(
         coder_argv("show", str(run_dir)), capture_output=True, text=True, env=coder_env()
@@ -154,6 +157,10 @@ def test_react_candidates_prove_by_the_tests_they_added_and_the_selection_runs_t
     assert (exchange["proofs_of"], exchange["tree_of"]) == (2, 1)
     assert exchange["failing"] == ["tests/test_calc.py::test_add_negative"]
     assert "attempt 2 of 2 selected (it breaks fewer" in result["message"]
+    # what the run said it expected to spend, before it began, against what it spent
+    [started] = [e for e in events if e["type"] == "run_started"]
+    spent = result["tokens"]["input"] + result["tokens"]["output"]
+    assert 0.5 <= started["expected_tokens"] / spent <= 2, (started["expected_tokens"], spent)
     shown = subprocess.run(
         coder_argv("show", str(run_dir)), capture_output=True, text=True, env=coder_env()
     )
