@@ -161,6 +161,10 @@ class Candidate(_Out):
     """How many of the other verified candidates' proven tests were run on this tree."""
     changed_lines: int = 0
     """Lines added and removed by its change, against the base."""
+    proven: int = 0
+    """Its own proven regression tests, the ones run on the others' trees: its steps'
+    `tests_fail_before`, or for a run that proved none (react, reflect) the tests it added or
+    changed that fail on the base and pass on its tree."""
     selected: bool = False
 
 

@@ -82,3 +82,21 @@ HALF_WAY = [
     {"tool": "stop", "input": {"reason": "out of ideas"}},
 ]
 """Verifies its first step, fails its second, and stops: closer than FAILING, not verified."""
+
+
+def react_turns(*edits: dict) -> list[dict]:
+    """A react player: its edits, then its answer (react has no plan and no step proofs)."""
+    return [*edits, {"tool": "final_answer", "input": {"summary": "fixed add"}}]
+
+
+REACT_RIGHT = react_turns(append_test(RIGHT_TEST), {"tool": "edit_file", "input": FIX_ADD})
+"""Fixes add() and adds a test that fails on the base (a - b) and passes on its fix."""
+REACT_WRONG = react_turns({"tool": "edit_file", "input": ABS_FIX})
+"""`abs(a) + abs(b)`: test_add passes, so the final check passes; no test of its own."""
+REACT_RIGHT_NO_TEST = react_turns({"tool": "edit_file", "input": FIX_ADD})
+REACT_WRONG_VACUOUS = react_turns(
+    append_test("\n\ndef test_add_zero():\n    assert add(0, -2) == 2\n"),
+    {"tool": "edit_file", "input": ABS_FIX},
+)
+"""`abs(a) + abs(b)` with a test that passes on the base too (0 - -2 is 2) and fails on the
+right fix: were it taken for a proof, the right candidate would look broken."""

@@ -18,8 +18,8 @@ from pathlib import Path
 from coder.attempts.selection import Attempted, Exchange
 from coder.config import ConfigError, load_repo_config
 from coder.verdict.proof import outcome_of
-from coder.verdict.run import run_tests
-from coder.verdict.scoping import command_for_paths
+from coder.verdict.run import TestRun, run_tests
+from coder.verdict.scoping import PathsRun, command_for_paths
 from sandbox.confine import SandboxUnavailable, make_sandbox
 from sandbox.environment import NamedEnv
 from sandbox.gitcli import GitError, git
@@ -53,16 +53,28 @@ class CrossProofs:
         overlay = files_at(self.repo, proofs_of.final_commit, files)
         if isinstance(overlay, str):
             return Exchange(0, len(ids), tuple(ids), overlay)
-        with tree_at(self.repo, tree_of.final_commit, overlay) as tree:
-            sandbox = self._sandbox(tree)
-            if isinstance(sandbox, str):
-                return Exchange(0, len(ids), tuple(ids), sandbox)
-            selection = command_for_paths(self.test_cmd, ids, tree)
-            facts = run_tests(sandbox, tree, selection.command, self.timeout_s).facts()
+        ran = self.run(tree_of.final_commit, overlay, ids)
+        if isinstance(ran, str):
+            return Exchange(0, len(ids), tuple(ids), ran)
+        selection, run = ran
+        facts = run.facts()
         failing = tuple(t.name for t in selection.targets if outcome_of(t, facts) != "passed")
         if selection.problem or len(selection.targets) != len(ids):
             failing = tuple(ids)
         return Exchange(len(ids) - len(failing), len(ids), failing)
+
+    def run(
+        self, commit: str, overlay: Overlay, names: list[str]
+    ) -> tuple[PathsRun, TestRun] | str:
+        """The tests `names` stand for, run as a `tests_pass` on them runs, on the tree at
+        `commit` with `overlay` laid over it; or why they could not be run."""
+        assert self.test_cmd is not None
+        with tree_at(self.repo, commit, overlay) as tree:
+            sandbox = self._sandbox(tree)
+            if isinstance(sandbox, str):
+                return sandbox
+            selection = command_for_paths(self.test_cmd, names, tree)
+            return selection, run_tests(sandbox, tree, selection.command, self.timeout_s)
 
     def _sandbox(self, tree: Path) -> EnvSandbox | str:
         try:

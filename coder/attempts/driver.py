@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from coder.attempts import branches
-from coder.attempts.cost import Expected, expect, planning_tokens, token_cap
+from coder.attempts.cost import Expected, expect, first_request_tokens, token_cap
 from coder.attempts.crossproofs import CrossProofs
 from coder.attempts.facts import load_result
 from coder.attempts.job import AttemptJob, attempt_options, label
@@ -73,7 +73,8 @@ def run_attempts(options: RunOptions, many: AttemptsOptions) -> RunOutcome:
     test_cmd = (
         options.test_cmd or (config and config.test_cmd) or detect_test_cmd(repo, checkout=repo)
     )
-    expected = expect(planning_tokens(repo, options.task, test_cmd), options.mode, models)
+    first = first_request_tokens(repo, options.task, test_cmd, options.mode)
+    expected = expect(first, options.mode, models)
     many.say(expected.line())
     caps = _caps(models, many.max_cost, expected, many.say)
     try:
@@ -256,8 +257,9 @@ def _caps(
         )
     share = max_cost / len(models)
     caps = [token_cap(model, share) for model in models]
-    per = expected.input_tokens + expected.output_tokens
-    tight = [i + 1 for i, cap in enumerate(caps) if cap is not None and cap < per]
+    tight = [
+        i for i, cap in enumerate(caps, 1) if cap is not None and cap < expected.attempt_tokens(i)
+    ]
     say(
         f"--max-cost ${max_cost:.2f}: each attempt may spend ${share:.2f}"
         + (

@@ -40,6 +40,7 @@ def attempt_facts(attempt: int, model: str, run_dir: Path, repo: Path) -> Attemp
         proven=proven_tests(run_dir, verified),
         weakened=weakened_checks(result),
         final_commit=result.final_commit,
+        base_commit=result.base_commit,
         verified_steps=len(verified),
         final_failures=len(final.new_failures) if final is not None else None,
         message=result.message,

@@ -31,7 +31,12 @@ class Attempted:
     wall_s: float = 0.0
     changed_lines: int = 0
     proven: tuple[str, ...] = ()
-    """The test ids its verified steps' `tests_fail_before` proved."""
+    """The test ids its verified steps' `tests_fail_before` proved; for a candidate whose run
+    proved none (react, reflect), the tests it added or changed that fail on the base and pass
+    on its tree (`coder.attempts.own_proofs`)."""
+    proof_note: str = ""
+    """Where its proofs came from, when they are not its steps' (or why it has none), one line."""
+    base_commit: str | None = None
     weakened: tuple[str, ...] = ()
     """Checks it weakened, one phrase each ("removed tests/test_x.py::test_y on purpose")."""
     final_commit: str | None = None
@@ -124,6 +129,7 @@ def select(attempts: Sequence[Attempted], exchanges: Exchanges) -> Selection:
             proofs_passed=scores[a.attempt].passed if a.attempt in scores else 0,
             proofs_total=scores[a.attempt].total if a.attempt in scores else 0,
             changed_lines=a.changed_lines,
+            proven=len(a.proven) if a.verified else 0,
             selected=a.attempt == winner,
         )
         for a in attempts
@@ -165,7 +171,7 @@ SHOWN = 5
 
 def _why(ranked: list[Attempted], scores: Mapping[int, Exchange]) -> list[str]:
     """One line per verified candidate on the proofs, then the line that decided."""
-    lines = []
+    lines = [a.proof_note for a in ranked if a.proof_note]
     for a in ranked:
         got = scores[a.attempt]
         if got.note:

@@ -1,5 +1,6 @@
-"""The candidates of a run of several attempts, for `coder show`: one row per attempt, the
-winner marked, then why it won (the trace's `selection` event).
+"""The candidates of a run of several attempts, for `coder show`: one row per attempt (its own
+proven tests, how many of the others' passed on its tree), the winner marked, then why it won
+(the trace's `selection` event).
 
 Everything shown came from run files a model or a repository shaped, so each value goes
 through `markup_safe`, and a damaged row is shown with `?` rather than dropped.
@@ -22,7 +23,17 @@ def render_candidates(
     if not rows:
         return
     table = Table(title="attempts", title_justify="left")
-    for name in ("#", "model", "status", "tokens", "wall", "proofs", "lines", ""):
+    for name in (
+        "#",
+        "model",
+        "status",
+        "tokens",
+        "wall",
+        "own proofs",
+        "others' passed",
+        "lines",
+        "",
+    ):
         table.add_column(name, overflow="fold")
     for row in rows:
         tokens = row.get("tokens")
@@ -36,6 +47,7 @@ def render_candidates(
             f"{m(row.get('status', '?'))} ({m(row.get('stop_reason', '?'))})",
             f"{spent:,}",
             f"{wall:.1f}s" if isinstance(wall, int | float) else "?",
+            m(row.get("proven", "?")),
             f"{m(row.get('proofs_passed', '?'))}/{m(row.get('proofs_total', '?'))}",
             m(row.get("changed_lines", "?")),
             "[green]selected[/]" if row.get("selected") else "",

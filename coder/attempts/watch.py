@@ -11,6 +11,7 @@ from pathlib import Path
 from coder.attempts.crossproofs import CrossProofs
 from coder.attempts.facts import attempt_facts
 from coder.attempts.job import label
+from coder.attempts.own_proofs import with_own_proofs
 from coder.attempts.selection import Attempted, Exchange, agreed
 from coder.bench.jobs import Row
 from coder.loop.trace import TraceWriter
@@ -37,9 +38,17 @@ class Watch:
 
     def facts_of(self, attempt: int) -> Attempted:
         if attempt not in self.facts:
-            self.facts[attempt] = attempt_facts(
+            facts = attempt_facts(
                 attempt, self.models[attempt - 1], self.run_dir / label(attempt), self.repo
             )
+            self.facts[attempt] = with_own_proofs(facts, self.proofs)
+            if self.facts[attempt].proof_note:
+                self.trace.emit(
+                    "own_proofs",
+                    attempt=attempt,
+                    proven=list(self.facts[attempt].proven),
+                    note=self.facts[attempt].proof_note,
+                )
         return self.facts[attempt]
 
     def done(self, row: Row) -> None:

@@ -17,6 +17,7 @@ __all__ = [
     "ConfigError",
     "default_model_spec",
     "hosted_api_note",
+    "known_calls",
     "make_model",
 ]
 
@@ -60,6 +61,21 @@ PROVIDERS: dict[str, ProviderFactory] = {
     "openai": _openai,
     "script": _script,
 }
+
+
+def known_calls(spec: str) -> int | None:
+    """How many calls the model `spec` names will make, when that is known before it runs: a
+    script's turns. None for any other model, and for a script that cannot be read (making the
+    model says why)."""
+    prefix, _, rest = spec.partition(":")
+    if prefix.strip().lower() != "script" or not rest.strip():
+        return None
+    from coder.models.scripted import load_turns
+
+    try:
+        return len(load_turns(Path(rest)))
+    except (ConfigError, OSError):
+        return None
 
 
 def make_model(spec: str, *, base_url: str | None = None) -> Model:

@@ -26,9 +26,10 @@ def test_the_selection_resolves_what_the_first_attempt_shipped_broken(tmp_path):
     data = json.loads(out.read_text())
     per_mode = data["attempts"]["per_mode"]
     at = {m: (s["resolved_at_1"], s["resolved_at_n"], s["oracle"]) for m, s in per_mode.items()}
-    # contract: attempt 2's proven test fails on attempt 1's tree, so attempt 2 is selected;
-    # react proves nothing, the changes tie, and the first attempt is kept
-    assert at == {"contract": (0, 1, 1), "react": (0, 0, 1)}
+    # attempt 2's proven test fails on attempt 1's tree, so attempt 2 is selected: in contract
+    # mode its step proved it, in react mode the test it added fails on the base and passes on
+    # its tree
+    assert at == {"contract": (0, 1, 1), "react": (0, 1, 1)}
     rows = {r["mode"]: r for r in data["runs"]}
     contract = rows["contract"]
     assert (contract["selected"], contract["resolved"], contract["shipped_broken"]) == (
@@ -38,11 +39,15 @@ def test_the_selection_resolves_what_the_first_attempt_shipped_broken(tmp_path):
     )
     assert [a["resolved"] for a in contract["attempts"]] == [False, True]
     assert [a["proofs"] for a in contract["attempts"]] == ["0/1", "0/0"]
-    assert rows["react"]["shipped_broken"] is True
+    react = rows["react"]
+    assert (react["selected"], react["resolved"], react["shipped_broken"]) == (2, True, False)
+    assert [a["proofs"] for a in react["attempts"]] == ["0/1", "0/0"]
     assert per_mode["contract"]["mean_tokens_at_n"] > per_mode["contract"]["mean_tokens_at_1"]
     text = console.export_text()
     table = text[text.index("2 attempts: what selection buys") :]
     line = next(x for x in table.splitlines() if x.strip("│ ").startswith("contract"))
+    assert [c.strip() for c in line.strip("│ ").split("│")][1:4] == ["0/1", "1/1", "1/1"]
+    line = next(x for x in table.splitlines() if x.strip("│ ").startswith("react"))
     assert [c.strip() for c in line.strip("│ ").split("│")][1:4] == ["0/1", "1/1", "1/1"]
 
 

@@ -4,7 +4,12 @@ import pytest
 from fake_model_servers import anthropic_message, fake_anthropic, fake_openai, openai_completion
 
 from coder.models.base import ConfigError, Message
-from coder.models.registry import DEFAULT_ANTHROPIC_MODEL, default_model_spec, make_model
+from coder.models.registry import (
+    DEFAULT_ANTHROPIC_MODEL,
+    default_model_spec,
+    known_calls,
+    make_model,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -95,3 +100,15 @@ def test_an_openai_model_without_a_base_url_says_it_targets_the_hosted_api(
     assert hosted_api_note(local, "http://127.0.0.1:8080/v1", {}) is None
     assert hosted_api_note(hosted, None, {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}) is None
     assert hosted_api_note(ScriptedModel([]), None, {}) is None
+
+
+def test_a_scripts_calls_are_known_before_it_runs_and_a_live_models_are_not(tmp_path) -> None:
+    script = tmp_path / "s.json"
+    script.write_text(
+        '{"turns": [{"tool": "read_file", "input": {"path": "a"}},'
+        ' {"calls": [{"tool": "run", "input": {"command": "true"}},'
+        ' {"tool": "final_answer", "input": {"summary": "done"}}]}]}'
+    )
+    assert known_calls(f"script:{script}") == 2
+    assert known_calls(f"script:{tmp_path / 'missing.json'}") is None
+    assert known_calls("openai:gpt-4o-mini") is None
