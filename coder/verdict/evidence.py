@@ -48,12 +48,14 @@ def step_head(verdict: Verdict) -> str:
         )
     if verdict.missing:
         lines.append(_missing_line(verdict))
+    if verdict.not_run:
+        lines.append(_not_run_line(verdict))
     lines += _changed_lines(verdict)
     if (verdict.counted or verdict.missing) and verdict.already_failing:
         lines.append(
             f"already failing at the base the same way (not counted): {ids(verdict.already_failing)}"
         )
-    if not (verdict.counted or verdict.missing):
+    if not (verdict.counted or verdict.missing or verdict.not_run):
         if verdict.no_pass:
             lines[0] += (
                 ": no test passed, and every failing test was already failing at the base "
@@ -172,6 +174,14 @@ def _missing_line(verdict: Verdict) -> str:
         f"{len(verdict.missing)} test(s) that ran at the base are now missing, skipped or "
         f"xfailed: {ids(verdict.missing)} (a test removed on purpose is named by a "
         "tests_removed invariant, or in final_answer's tests_removed)"
+    )
+
+
+def _not_run_line(verdict: Verdict) -> str:
+    return (
+        f"the named test(s) did not run: {ids(verdict.not_run)} (no test the run selected "
+        "by that name ran, so nothing shows it passes; name a test as the runner or coder "
+        "prints it)"
     )
 
 

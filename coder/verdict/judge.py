@@ -22,6 +22,9 @@ The rules both share, each a row of tests/coder/verdict/test_judge.py:
 - a test that existed at the base (red or green) and is now missing, skipped or xfailed fails
   the run, whatever the exit code, unless removed on purpose; judged only where the run lists
   every test it ran and only for the ids it could have selected;
+- a test the invariant names that the run aimed at it did not run (none of the ids it covers
+  passed or failed) fails, where the run lists every test it ran or ran none at all: a
+  selection that runs nothing is no evidence;
 - a non-zero exit with no counted test fails when a section failed in a way the base did not
   (named with its first error lines); a section red at the base the same way does not count.
 """
@@ -156,6 +159,8 @@ class Verdict:
     """The base gave per-test outcomes to compare with."""
     missing_unjudged: str = ""
     """Why missing tests were not looked for, where they could not be."""
+    not_run: list[str] = field(default_factory=list)
+    """Names of tests the invariant names (and the run was aimed at) of which nothing ran."""
 
     @property
     def timed_out(self) -> bool:
@@ -183,12 +188,13 @@ def judge(now: Facts, base: Facts | None, policy: Policy) -> Verdict:
     flaky = [t for t in counted if t in policy.flaky]
     counted = [t for t in counted if t not in policy.flaky]
     missing, removed, unjudged = _missing(now, usable, policy)
+    not_run = _not_run(now, policy)
     passed_before = {t for t, o in (usable.outcomes if usable else {}).items() if o == PASSED}
     regressed = sorted(t for t in {*counted, *missing} if t in passed_before)
     sections, same = _sections(now, usable)
     environment = [e for e in now.environment if not usable or e not in usable.environment]
     no_pass = False
-    if counted or missing:
+    if counted or missing or not_run:
         ok = False
     elif not now.red:
         ok = True
@@ -215,7 +221,17 @@ def judge(now: Facts, base: Facts | None, policy: Policy) -> Verdict:
         base_exit=base_exit,
         base_known=known,
         missing_unjudged=unjudged,
+        not_run=not_run,
     )
+
+
+def _not_run(now: Facts, policy: Policy) -> list[str]:
+    """The named tests of a run aimed at names (`scope`) that did not run: judged where the
+    run lists every test it ran, or ran none at all."""
+    if not policy.scope or not (now.all_listed or now.nothing_ran):
+        return []
+    ran = [t for t, o in now.outcomes.items() if o not in NOT_RUN]
+    return list(dict.fromkeys(t.name for t in policy.named if not any(t.covers(i) for i in ran)))
 
 
 def _failing(

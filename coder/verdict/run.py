@@ -240,7 +240,10 @@ def run_tests(
         again = {**SETUP_ENV, **refused, **(env or {})}
         result = sandbox.run(running, cwd=root, timeout_s=timeout_s, env=again)
     result = replace(result, command=shown)
-    return read_run(command, shown, result, notes=notes, removed=removed, kept=kept)
+    scripts = package_scripts(root)
+    return read_run(
+        command, shown, result, notes=notes, removed=removed, kept=kept, scripts=scripts
+    )
 
 
 def read_run(
@@ -251,10 +254,12 @@ def read_run(
     notes: list[str] | None = None,
     removed: list[str] | None = None,
     kept: list[str] | None = None,
+    scripts: Mapping[str, str] | None = None,
 ) -> TestRun:
-    """A finished command's output and reports read once into a TestRun."""
+    """A finished command's output and reports read once into a TestRun; `scripts`:
+    package.json's, where `requested` runs one (which runners print its sections)."""
     lines = prepare(result.output).lines
-    log = read_lines(lines, result.reports)
+    log = read_lines(lines, result.reports, requested, scripts)
     return TestRun(
         requested=requested,
         command=shown,

@@ -14,7 +14,7 @@ import json
 import posixpath
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from coder.verdict.run import package_scripts
@@ -23,7 +23,7 @@ from sandbox.gitcli import GitError
 from summarizers.repofiles import read_beneath, tracked_files
 from summarizers.runners.commands import Unscopable, runners_in, select_tests
 from summarizers.runners.model import Target, spelled_target
-from summarizers.runners.names import TEST, Project, read_name, read_names
+from summarizers.runners.names import DIR, TEST, Project, read_name, read_names
 from summarizers.runners.shell import parse
 
 _PLACEHOLDER = "PATHS_PLACEHOLDER"
@@ -84,11 +84,15 @@ def command_for_paths(
         return PathsRun(command, "", (), names)
     scoped = select_tests(command, names, project, package_scripts(root))
     if isinstance(scoped, Unscopable):
+        files: dict[str, list[str]] = {}
+        for name in names:
+            if name.kind != DIR and name.path:
+                files.setdefault(name.text, []).append(name.path)
         return PathsRun(
             command,
             f"the whole test command ran, not just those tests: {scoped.reason}; it is judged "
             "by its exit code, its counts line and the tests it names",
-            tuple(spelled_target(p) for p in paths),
+            tuple(replace(spelled_target(p), files=tuple(files.get(p, ()))) for p in paths),
         )
     note = f"the test command {scoped.note}" if scoped.note else ""
     return PathsRun(scoped.command, note, scoped.targets, "", scoped.runner)

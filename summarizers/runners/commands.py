@@ -94,6 +94,20 @@ def runners_in(
     return list(found.values())
 
 
+def readers_of(
+    command: str, scripts: Mapping[str, object] | None, runners: Iterable[Runner] | None = None
+) -> list[Runner] | None:
+    """The runners whose output `command` prints: those it runs directly or through `&&`
+    chains, launchers, coverage wrappers and package.json scripts (hooks too); None where
+    a part of it cannot be followed (shell syntax coder does not read, a script with no
+    table or of another package), so what it runs is not known."""
+    known = list(runners) if runners is not None else list(RUNNERS)
+    table = {k: v for k, v in (scripts or {}).items() if isinstance(v, str)}
+    found: dict[str, Runner] = {}
+    scoper = _Scoper(known, table, Project())
+    return list(found.values()) if scoper.collect(command, found, depth=0) else None
+
+
 _QUIET = frozenset({"--silent", "-s", "--loglevel=silent", "--quiet", "-q"})
 
 
@@ -219,9 +233,12 @@ class _Scoper:
         self.scripts = scripts
         self.project = project
 
-    def collect(self, command: str, found: dict[str, Runner], depth: int) -> None:
-        """Every runner of `command`, through scripts too, into `found`."""
-        for item in parse(command) or []:
+    def collect(self, command: str, found: dict[str, Runner], depth: int) -> bool:
+        """Every runner of `command`, through scripts too, into `found`; False where a part
+        could not be followed (shell syntax, a script not in the table)."""
+        items = parse(command)
+        followed = items is not None
+        for item in items or []:
             for simple in item.pipeline.commands:
                 if not simple.argv:
                     continue
@@ -230,14 +247,19 @@ class _Scoper:
                     found.setdefault(direct[0].name, direct[0])
                     continue
                 call = script_call(simple.argv, self.scripts)
-                if (
+                if call is None:
+                    continue
+                if not (
                     isinstance(call, tuple)
                     and call[1] in self.scripts
                     and depth < _MAX_SCRIPT_DEPTH
                 ):
-                    for hook in (f"pre{call[1]}", call[1], f"post{call[1]}"):
-                        if hook in self.scripts:
-                            self.collect(self.scripts[hook], found, depth + 1)
+                    followed = False
+                    continue
+                for hook in (f"pre{call[1]}", call[1], f"post{call[1]}"):
+                    if hook in self.scripts:
+                        followed &= self.collect(self.scripts[hook], found, depth + 1)
+        return followed
 
     def scope(self, command: str, paths: list[Name], depth: int) -> _Done | Unscopable:
         items = parse(command)

@@ -25,7 +25,12 @@ from summarizers.runners.jsargs import (
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
 from summarizers.runners.names import DIR, TEST, Name, Project
 from summarizers.runners.stopargs import StopFlag, option_flags
-from summarizers.runners.targets import escaped_title, targets_by_path
+from summarizers.runners.targets import (
+    escaped_title,
+    fileless_target,
+    targets_by_path,
+    title_words,
+)
 
 _FILE = re.compile(r"^\s?(PASS|FAIL) +(?:\S+ {2,})?(\S+?)(?: \(\d+(?:\.\d+)? ?m?s\))?$")
 _HEADER = re.compile(r"^  ● (.+)$")
@@ -148,19 +153,23 @@ class Jest:
         """Exactly these files (`--runTestsByPath`: a positional is a regular expression; a
         directory is its test files, since that flag takes files only), a test by its file
         and its full title (`-t`, only when every name is a test: `-t` would skip the other
-        tests of a file named whole); the coverage gate off (`--coverage=false`): one file
-        cannot meet a whole suite's; and `--verbose`, since the default reporter names no
-        passing test and a proof must see its tests pass by name."""
+        tests of a file named whole); a test named without its file (jest's own `describe ›
+        test`) by its full title alone, in every file the command itself runs; the coverage
+        gate off (`--coverage=false`): one file cannot meet a whole suite's; and `--verbose`,
+        since the default reporter names no passing test and a proof must see its tests pass
+        by name."""
         files: list[str] = []
         for name in names:
             if name.kind == DIR:
                 files += [f for f in project.under(name.path) if self.is_test_file(f)]
-            else:
+            elif not name.fileless:
                 files.append(name.path)
-        if not files:
+        fileless = any(n.fileless for n in names)
+        if not files and not fileless:
             return Unselectable("no test file is named")
-        titles = [escaped_title(n.parts)[1:-1] for n in names if n.kind == TEST and n.parts]
-        only_tests = all(n.kind == TEST and n.parts for n in names)
+        tests = [n for n in names if n.kind == TEST and (n.parts or n.title)]
+        titles = [escaped_title(_words(n))[1:-1] for n in tests]
+        only_tests = len(tests) == len(names)
         drop = [i for i, a in enumerate(args) if a.split("=")[0] in _PATH_MODES]
         drop += [i for i, a in enumerate(args) if a.split("=")[0] == "--coverage"]
         drop += [i + 1 for i, a in enumerate(args) if a in ("--changedSince",)]
@@ -169,13 +178,21 @@ class Jest:
                 i for i, a in enumerate(args) if a.split("=")[0] in ("-t", "--testNamePattern")
             ]
             drop += [i + 1 for i, a in enumerate(args) if a in ("-t", "--testNamePattern")]
-        kept = replace_paths(args, [], _WITH_VALUE, drop, numeric={"--bail", "-b"})
         pattern = ["-t", f"^(?:{'|'.join(titles)})$"] if only_tests else []
-        shown = [project.relative(f) for f in dict.fromkeys(files)]
-        targets = targets_by_path(names, project, SEPARATOR, files)
+        if fileless:
+            kept = [a for i, a in enumerate(args) if i not in drop]
+            paths: list[str] = []
+        else:
+            kept = replace_paths(args, [], _WITH_VALUE, drop, numeric={"--bail", "-b"})
+            paths = ["--runTestsByPath", *(project.relative(f) for f in dict.fromkeys(files))]
+        targets = [
+            fileless_target(n, _words(n), file_first=True)
+            if n.fileless
+            else targets_by_path([n], project, SEPARATOR, files)[0]
+            for n in names
+        ]
         return Selected(
-            [*self.listing([*kept, "--coverage=false"]), *pattern, "--runTestsByPath", *shown],
-            targets,
+            [*self.listing([*kept, "--coverage=false"]), *pattern, *paths], tuple(targets)
         )
 
     def listing(self, args: list[str]) -> list[str]:
@@ -206,6 +223,11 @@ def _tree_line(line: str, file: str, describes: list[str], outcomes: dict[str, s
     else:
         describes.extend([""] * (depth - len(describes)))
         describes.append(line.strip())
+
+
+def _words(name: Name) -> tuple[str, ...]:
+    """A test's title path: after its file, or jest's own `describe › test` without one."""
+    return title_words(name, "›") if name.fileless else name.parts
 
 
 def _ident(file: str, names: list[str]) -> str:

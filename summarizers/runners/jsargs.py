@@ -86,10 +86,13 @@ def strip_duration(name: str) -> str:
 
 
 JS_SOURCE = re.compile(r"\.(?:[cm]?[jt]sx?)$")
-_JS_TEST_NAME = re.compile(r"(?:^|/)(?:__tests__|tests?|spec)/|[./](?:test|spec)\.[cm]?[jt]sx?$")
+_JS_TEST_NAME = re.compile(
+    r"(?:^|/)(?:__tests__|tests?|spec)/|(?:^|[./])(?:tests?|spec)\.[cm]?[jt]sx?$"
+)
 
 
 def is_js_test_file(path: str) -> bool:
-    """The common test-file shapes of the JavaScript runners: `*.test.js`, `*.spec.ts`, and
-    the sources under `__tests__/`, `test/`, `tests/` or `spec/`."""
+    """The common test-file shapes of the JavaScript runners: `*.test.js`, `*.spec.ts`, a
+    package's single `test.js` (as AVA projects keep it), and the sources under `__tests__/`,
+    `test/`, `tests/` or `spec/`."""
     return bool(JS_SOURCE.search(path)) and bool(_JS_TEST_NAME.search(path))

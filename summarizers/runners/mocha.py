@@ -23,7 +23,7 @@ from summarizers.runners.jsargs import (
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, Target, worst
 from summarizers.runners.names import DIR, FILE, TEST, Name, Project
 from summarizers.runners.stopargs import StopFlag, option_flags
-from summarizers.runners.targets import escaped_title
+from summarizers.runners.targets import escaped_title, fileless_target
 
 _PASS = re.compile(r"^( +)[✔✓√] (.+)$")
 _FAIL = re.compile(r"^( +)(\d+)\) (.+)$")
@@ -103,12 +103,13 @@ class Mocha:
         self, args: list[str], names: Sequence[Name], project: Project
     ) -> Selected | Unselectable:
         """The given files instead of mocha's default spec (`./test`; `--spec` is taken out; a
-        directory is its test files), a test by `--grep` on its full title. mocha's ids are
-        title paths without the file, so a file or directory named stands for every test of
-        the run it selects. A `spec` set in `.mocharc.*` or package.json's `mocha` is run as
-        well as the paths (mocha joins the two): scoping such a project needs
-        `--no-config`/`--no-package` with the config's other options carried over, which these
-        arguments alone cannot know."""
+        directory is its test files), a test by `--grep` on its full title; a test named
+        without its file (mocha's own full title, `describe test`) by that alone, in the files
+        the command itself runs. mocha's ids are title paths without the file, so a file or
+        directory named stands for every test of the run it selects. A `spec` set in
+        `.mocharc.*` or package.json's `mocha` is run as well as the paths (mocha joins the
+        two): scoping such a project needs `--no-config`/`--no-package` with the config's
+        other options carried over, which these arguments alone cannot know."""
         files: list[str] = []
         titles: list[tuple[str, ...]] = []
         targets: list[Target] = []
@@ -120,6 +121,9 @@ class Mocha:
             elif name.kind == FILE:
                 files.append(name.path)
                 targets.append(Target(name.text, FILE, prefixes=("",), files=(name.path,)))
+            elif name.fileless:
+                titles.append(name.parts or (name.title,))
+                targets.append(fileless_target(name, titles[-1], file_first=False))
             else:
                 title = name.parts if project.is_file(name.path) else (name.path, *name.parts)
                 if project.is_file(name.path):
@@ -143,7 +147,7 @@ class Mocha:
         drop = [i for i, a in enumerate(args) if a == "--spec" or a.startswith("--spec=")]
         drop += [i + 1 for i, a in enumerate(args) if a == "--spec"]
         only_tests = all(n.kind == TEST for n in names)
-        if files:
+        if files and not any(n.fileless for n in names):
             new = replace_paths(
                 args, [project.relative(f) for f in dict.fromkeys(files)], _WITH_VALUE, drop
             )

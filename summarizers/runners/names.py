@@ -3,9 +3,10 @@
 A planner names tests the way it saw them: a file (`tests/test_x.py`), a directory
 (`__tests__`), a glob (`test/**/*.spec.ts`), or one test in any spelling coder or a runner
 prints — `file > describe > test` (coder's, for the JavaScript runners), `file::Class::test[p]`
-(pytest's), `pkg.module.Class.test` (unittest's). This module only tells those apart, against
-the files of the tree; what each means to a runner (its arguments, its ids) is the runner
-module's `select`. Pure: the tree comes in as a `Project`.
+(pytest's), `pkg.module.Class.test` (unittest's), or a runner's own words for a test without
+its file (jest's `describe › test`, mocha's full title `describe test`, node's test name). This
+module only tells those apart, against the files of the tree; what each means to a runner (its
+arguments, its ids) is the runner module's `select`. Pure: the tree comes in as a `Project`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ _GLOB = re.compile(r"[*?\[]")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _SOURCE_SUFFIXES = frozenset("py js mjs cjs ts mts cts jsx tsx".split())
 """A name like `test_x.py` is a file (perhaps one the step deleted), never a dotted id."""
+_SOURCE_FILE = re.compile(r"\.(?:" + "|".join(sorted(_SOURCE_SUFFIXES)) + r")$")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,17 @@ class Name:
     """For a TEST: the names inside its file, outermost first (`Class`, `test[param]`)."""
     dotted: str = ""
     """For a TEST spelled as a dotted id (`pkg.module.Class.test`)."""
+    title: str = ""
+    """For a TEST named in a runner's own words without its file (`calc › adds`, `calc adds`,
+    `adds`): the words as written, which only a runner module can read (how it splits them,
+    which of its tests they select)."""
+
+    @property
+    def fileless(self) -> bool:
+        """A TEST named without its file (by its title, or by coder's `describe > test`
+        whose first part is no file of the tree): it runs wherever the command's own tests
+        are, selected by name alone."""
+        return self.kind == TEST and not self.path and not self.dotted
 
 
 def read_names(texts: Iterable[str], project: Project) -> list[Name] | str:
@@ -96,7 +109,10 @@ def read_name(text: str, project: Project) -> list[Name] | str:
         if separator in path:
             file, _, rest = path.partition(separator)
             parts = tuple(p.strip() for p in rest.split(separator) if p.strip())
-            return [Name(text, TEST, file.removeprefix("./"), parts)]
+            file = file.removeprefix("./").strip()
+            if not project.is_file(file) and not _path_shaped(file) and project.files:
+                return [Name(text, TEST, "", (file, *parts))]
+            return [Name(text, TEST, file, parts)]
     if _GLOB.search(path):
         matched = [f for f in sorted(project.files) if glob_matches(f, path)]
         if not matched:
@@ -106,7 +122,18 @@ def read_name(text: str, project: Project) -> list[Name] | str:
         return [Name(text, DIR, path.rstrip("/") or ".")]
     if _DOTTED.match(path) and path.rsplit(".", 1)[-1] not in _SOURCE_SUFFIXES:
         return [Name(text, TEST, "", (), path)]
-    return [Name(text, FILE, path)]
+    if _path_shaped(path) or not project.files:
+        return [Name(text, FILE, path)]
+    return [Name(text, TEST, title=text)]
+
+
+def _path_shaped(text: str) -> bool:
+    """A name no file or directory of the tree has, read as a path all the same (one the step
+    deleted, a typo): a source file's name, a directory's trailing slash, or a slashed word
+    with no space. Anything else is a test's title in a runner's own words."""
+    if text.endswith("/") or _SOURCE_FILE.search(text):
+        return True
+    return "/" in text and not any(c.isspace() for c in text)
 
 
 def glob_matches(path: str, pattern: str) -> bool:

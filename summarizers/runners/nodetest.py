@@ -22,6 +22,7 @@ from summarizers.runners.tap_log import (
     tape_test,
     test_path,
 )
+from summarizers.runners.targets import fileless_target
 
 BAIL_REPORTER = "@reporters/bail"
 
@@ -105,8 +106,9 @@ class NodeTest:
     ) -> Selected | Unselectable:
         """Files and directories as node takes them (it searches a directory for test files),
         a test by `--test-name-pattern` on its own name (node matches each test's name, not
-        its path). Its ids are names without the file: a file or directory named stands for
-        every test of the run it selects."""
+        its path); a test named without its file (node's own test name) by that alone, in
+        the files the command itself runs. Its ids are names without the file: a file or
+        directory named stands for every test of the run it selects."""
         paths: list[str] = []
         leaves: list[str] = []
         targets: list[Target] = []
@@ -114,6 +116,10 @@ class NodeTest:
             if name.kind in (FILE, DIR):
                 paths.append(project.relative(name.path))
                 targets.append(Target(name.text, name.kind, prefixes=("",), files=(name.path,)))
+                continue
+            if name.title:
+                leaves.append(name.title)
+                targets.append(_named_alone(name))
                 continue
             title = name.parts if project.is_file(name.path) else (name.path, *name.parts)
             title = tuple(t for t in title if t)
@@ -129,7 +135,7 @@ class NodeTest:
                     frozenset({ident}),
                     (ident + _SEPARATOR,),
                     parents,
-                    (name.path,),
+                    (name.path,) if project.is_file(name.path) else (),
                 )
             )
         if not paths and not leaves:
@@ -138,6 +144,8 @@ class NodeTest:
         if leaves and all(n.kind == TEST for n in names):
             pattern = "^(?:" + "|".join(re.escape(leaf) for leaf in leaves) + ")$"
             options.append(f"--test-name-pattern={pattern}")  # node reads options before files
+        if any(n.fileless for n in names):
+            paths = []
         kept = options + (paths or [a for a in args if not a.startswith("-")])
         return Selected(kept, tuple(targets))
 
@@ -154,6 +162,15 @@ class NodeTest:
         if reading.outcomes:
             return None
         return next((x.strip() for x in lines if x.strip() == "# tests 0"), None)
+
+
+def _named_alone(name: Name) -> Target:
+    """A test named by its own name, without file or suite (what `--test-name-pattern`
+    matches in node 20; later nodes also match the suites' names before it, joined by
+    spaces): the ids that end in that name, or whose title path is those words."""
+    leaf = rf"(?:.* > )?{re.escape(name.title)}(?: > |$)"
+    whole = fileless_target(name, (name.title,), file_first=False).generated
+    return Target(name.text, TEST, generated=f"(?:{leaf}|{whole})")
 
 
 def _bailed(lines: list[str]) -> str | None:

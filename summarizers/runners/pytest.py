@@ -173,6 +173,11 @@ class Pytest:
         the contract spelled it), a dotted id by the module file it names."""
         located: list[Name] = []
         for name in names:
+            if name.fileless:
+                return Unselectable(
+                    f"`{name.text}` names no file; pytest selects a test by its node id "
+                    "(`path/test_x.py::test_name`)"
+                )
             if name.kind == TEST and not name.path:
                 found = _module_file(name.dotted, project)
                 if found is None:

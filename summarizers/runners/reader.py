@@ -9,21 +9,21 @@ the log still gives messages and errors.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
+from dataclasses import replace
 
 from summarizers.logformats.prep import prepare
 from summarizers.runners.base import Reading, Runner
-from summarizers.runners.commands import direct_runner
-from summarizers.runners.model import TESTS, Section, TestLog
+from summarizers.runners.commands import readers_of
+from summarizers.runners.model import OTHER, TESTS, Section, TestLog
 from summarizers.runners.sections import Span, split_sections
 from summarizers.runners.table import RUNNERS
 
 MIN_SNIFF = 0.0
 """At or below this, no runner recognises a section: it is read as a section of no test runner."""
 OTHER_PROGRAM_SNIFF = 0.3
-"""A section whose own command no runner module runs (`ava`, `cargo test`) is claimed by a
-runner's reading only on strong signs (a TAP header, a summary line), never on a check mark."""
+"""A section whose command cannot be followed (a script coder has no table for) is claimed by
+a runner's reading only on strong signs (a TAP header, a summary line), never on a check mark."""
 ERROR_LINES = 5
 _ERROR = re.compile(
     r"(\berror\b|\bERR!|Error:|\bERROR\b|\bFAIL(?:ED)?\b|✖|✗|failed|not met|exited? (?:with )?code [1-9])",
@@ -37,21 +37,53 @@ _VOLATILE = (
 _COUNT_KEYS = ("passed", "failed", "error", "skipped", "xfailed")
 
 
-def read_log(text: str, reports: Mapping[str, bytes] | None = None) -> TestLog:
+def read_log(
+    text: str,
+    reports: Mapping[str, bytes] | None = None,
+    command: str = "",
+    scripts: Mapping[str, str] | None = None,
+) -> TestLog:
     """`text` read into sections; `reports`: the files the command left in its reports
-    directory, by name (a runner's report is used for its section when the log holds one)."""
+    directory, by name (a runner's report is used for its section when the log holds one);
+    `command`: what printed the log, with package.json's `scripts` where it runs one."""
     lines = prepare(text).lines
-    return read_lines(lines, reports)
+    return read_lines(lines, reports, command, scripts)
 
 
-def read_lines(lines: list[str], reports: Mapping[str, bytes] | None = None) -> TestLog:
+def read_lines(
+    lines: list[str],
+    reports: Mapping[str, bytes] | None = None,
+    command: str = "",
+    scripts: Mapping[str, str] | None = None,
+) -> TestLog:
+    """A section is read by a runner module only when its own command (where the log names
+    it; the whole `command` for a log no mark or banner splits) runs that runner: the
+    output of a runner coder does not know (AVA's `✔` lines) is never taken for a known
+    one's by its look, and is judged by its exit and its counts line. A section whose
+    command is not known, or not followed, is recognised by its look."""
     sections: list[Section] = []
-    for span in split_sections(lines):
+    spans = split_sections(lines)
+    for span in spans:
+        if len(spans) == 1 and not span.command and command.strip():
+            kind = TESTS if span.kind == OTHER else span.kind
+            span = replace(span, command=command, kind=kind)
         part = lines[span.start : span.end]
-        runner = _named(span.command) or _pick(part, list(RUNNERS), _floor(span.command))
+        runner = _reader(span.command, part, scripts)
         reading = _read(runner, part) if runner else Reading()
         sections.append(_section(span, part, runner, reading))
     return TestLog(_with_reports(sections, _reported(reports or {})))
+
+
+def _reader(command: str, lines: list[str], scripts: Mapping[str, str] | None) -> Runner | None:
+    """The runner module that reads a section run by `command` (empty: not known)."""
+    if not command.strip():
+        return _pick(lines, list(RUNNERS))
+    found = readers_of(command, scripts)
+    if found is None:
+        return _pick(lines, list(RUNNERS), OTHER_PROGRAM_SNIFF)
+    if len(found) == 1:
+        return found[0]
+    return _pick(lines, found) or (found[0] if found else None)
 
 
 def _reported(reports: Mapping[str, bytes]) -> dict[str, dict[str, str]]:
@@ -65,20 +97,6 @@ def _reported(reports: Mapping[str, bytes]) -> dict[str, dict[str, str]]:
         if outcomes is not None:
             found[runner.name] = outcomes
     return found
-
-
-def _named(command: str) -> Runner | None:
-    """The runner a section's own command runs, where the log names the command."""
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return None
-    found = direct_runner(argv) if argv else None
-    return found[0] if found else None
-
-
-def _floor(command: str) -> float:
-    return OTHER_PROGRAM_SNIFF if command.strip() else MIN_SNIFF
 
 
 def _pick(lines: list[str], runners: list[Runner], floor: float = MIN_SNIFF) -> Runner | None:
@@ -170,12 +188,14 @@ def first_errors(lines: list[str]) -> list[str]:
 def _with_reports(
     sections: list[Section], reports: Mapping[str, Mapping[str, str]]
 ) -> list[Section]:
-    from dataclasses import replace
-
     for name, outcomes in reports.items():
         mine = [i for i, s in enumerate(sections) if s.runner == name]
-        if len(sections) == 1 and not mine and sections[0].runner is None:
-            mine = [0]  # the runner's output was too short to recognise; its report is not
+        if not mine:  # run by a command no runner module follows (`make test`), or too short
+            mine = [
+                i
+                for i, s in enumerate(sections)
+                if s.runner is None and (len(sections) == 1 or s.kind == TESTS)
+            ]
         if len(mine) != 1:
             continue
         old = sections[mine[0]]

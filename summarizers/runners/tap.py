@@ -205,6 +205,11 @@ class Tap:
         path-scoped run read as "no test ran")."""
         files: list[str] = []
         for name in names:
+            if name.fileless:
+                return Unselectable(
+                    f"`{name.text}` names no file; node-tap selects a test within its file "
+                    "(name it `file > test`)"
+                )
             if name.kind == DIR:
                 files += [f for f in project.under(name.path) if self.is_test_file(f)]
             else:

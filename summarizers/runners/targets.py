@@ -64,3 +64,20 @@ def escaped_title(parts: Sequence[str]) -> str:
     """A regular expression matching one full test title exactly (the names joined by spaces,
     as jest, vitest and mocha match `-t`/`--grep` against)."""
     return "^" + re.escape(" ".join(parts)) + "$"
+
+
+def fileless_target(name: Name, words: Sequence[str], *, file_first: bool) -> Target:
+    """A test named without its file (`Name.fileless`): the ids whose title path, joined by
+    spaces as the runners match their name filters (`-t`, `--grep`), is `words` joined by
+    spaces, and the tests inside it; `file_first`: the runner's ids begin with the file."""
+    title = r"(?: | > )".join(re.escape(w) for w in " ".join(words).split(" "))
+    head = r"(?:(?! > ).)+ > " if file_first else ""
+    return Target(name.text, TEST, generated=rf"{head}{title}(?: > |$)")
+
+
+def title_words(name: Name, separator: str) -> tuple[str, ...]:
+    """A fileless name's title path: coder's `describe > test` parts, or the runner's own
+    words split at its `separator` (jest's `›`)."""
+    if name.parts:
+        return name.parts
+    return tuple(w.strip() for w in name.title.split(separator) if w.strip())

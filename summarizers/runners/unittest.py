@@ -188,6 +188,11 @@ class _Discovery:
     def dotted(self, name: Name, project: Project) -> list[str] | Unselectable:
         """The dotted ids (modules, classes, tests) a name stands for, as this discovery
         spells them."""
+        if name.fileless:
+            return Unselectable(
+                f"`{name.text}` names no module; unittest selects a test by its dotted id "
+                "(`pkg.test_module.Class.test_name`)"
+            )
         if name.kind == TEST and name.dotted:
             own = self._own(name.dotted)
             return [own if self._anchored(own, project) else _ANYWHERE + own]

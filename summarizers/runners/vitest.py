@@ -27,7 +27,12 @@ from summarizers.runners.jsargs import (
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
 from summarizers.runners.names import DIR, TEST, Name, Project
 from summarizers.runners.stopargs import StopFlag, option_flags
-from summarizers.runners.targets import escaped_title, targets_by_path
+from summarizers.runners.targets import (
+    escaped_title,
+    fileless_target,
+    targets_by_path,
+    title_words,
+)
 
 _RULE = "⎯"
 _BANNER = re.compile(r"^⎯+\s*(.*?)\s*⎯+(?:\[\d+/\d+\]⎯*)?$")
@@ -134,7 +139,8 @@ class Vitest:
     ) -> Selected | Unselectable:
         """Only these files (a directory as its test files: vitest's filters are substrings of
         paths, which a directory name would match elsewhere too), a test by its file and full
-        title (`-t`, only when every name is a test), with the coverage gate off (one file
+        title (`-t`, only when every name is a test), a test named without its file by its
+        full title alone in every file the command runs, with the coverage gate off (one file
         cannot meet a whole suite's) and, unless the command picks a reporter, the verbose
         one: the default reporter names no passing test, and a proof must see its tests pass
         by name."""
@@ -142,12 +148,14 @@ class Vitest:
         for name in names:
             if name.kind == DIR:
                 files += [f for f in project.under(name.path) if self.is_test_file(f)]
-            else:
+            elif not name.fileless:
                 files.append(name.path)
-        if not files:
+        fileless = any(n.fileless for n in names)
+        if not files and not fileless:
             return Unselectable("no test file is named")
-        only_tests = all(n.kind == TEST and n.parts for n in names)
-        titles = [escaped_title(n.parts)[1:-1] for n in names if n.kind == TEST and n.parts]
+        tests = [n for n in names if n.kind == TEST and (n.parts or n.title)]
+        only_tests = len(tests) == len(names)
+        titles = [escaped_title(_words(n))[1:-1] for n in tests]
         drop = [i for i, a in enumerate(args) if a.split("=")[0].startswith("--coverage")]
         pattern = ["-t", f"^(?:{'|'.join(titles)})$"] if only_tests else []
         if only_tests:
@@ -155,11 +163,19 @@ class Vitest:
                 i for i, a in enumerate(args) if a.split("=")[0] in ("-t", "--testNamePattern")
             ]
             drop += [i + 1 for i, a in enumerate(args) if a in ("-t", "--testNamePattern")]
-        shown = [project.relative(f) for f in dict.fromkeys(files)]
-        kept = replace_paths(args, [], _WITH_VALUE, drop, numeric={"--bail"})
-        targets = targets_by_path(names, project, " > ", files)
+        if fileless:
+            kept, shown = [a for i, a in enumerate(args) if i not in drop], []
+        else:
+            shown = [project.relative(f) for f in dict.fromkeys(files)]
+            kept = replace_paths(args, [], _WITH_VALUE, drop, numeric={"--bail"})
+        targets = [
+            fileless_target(n, _words(n), file_first=True)
+            if n.fileless
+            else targets_by_path([n], project, " > ", files)[0]
+            for n in names
+        ]
         return Selected(
-            [*self.listing([*kept, "--coverage.enabled=false"]), *pattern, *shown], targets
+            [*self.listing([*kept, "--coverage.enabled=false"]), *pattern, *shown], tuple(targets)
         )
 
     def listing(self, args: list[str]) -> list[str]:
@@ -252,3 +268,8 @@ def _incomplete(counts: dict[str, int]) -> str | None:
 
 
 VITEST = Vitest()
+
+
+def _words(name: Name) -> tuple[str, ...]:
+    """A test's title path: after its file, or vitest's own `describe > test` without one."""
+    return title_words(name, ">") if name.fileless else name.parts

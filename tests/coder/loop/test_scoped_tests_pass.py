@@ -37,6 +37,16 @@ def test_a_command_with_no_runner_runs_whole_and_says_so(tmp_path, monkeypatch):
     assert run.note.startswith("the whole test command ran, not just those tests: no test runner")
 
 
+def test_a_whole_command_run_still_knows_the_files_its_names_are(tmp_path, monkeypatch):
+    """The proof lays the step's version of the named test files over the code before it, a
+    runner coder does not know included (the camelcase trial: AVA's root `test.js`)."""
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "xo && ava"}}))
+    (tmp_path / "test.js").write_text("")
+    run = command_for_paths("npm test", ["test.js"], tmp_path)
+    assert run.command == "npm test"
+    assert [t.files for t in run.targets] == [("test.js",)]
+
+
 def test_the_planner_is_shown_what_a_tests_pass_with_paths_runs(tmp_path, monkeypatch):
     assert paths_briefing(COMPOSITE, tmp_path) == (
         "A tests_pass with paths runs `cd . && python -m pytest -q <paths>`."

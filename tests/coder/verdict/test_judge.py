@@ -268,6 +268,31 @@ ROWS = [
         True,
     ),
     Row(
+        # issue 30: a selection by name that runs nothing must never pass
+        "a named test the run aimed at did not run: the step fails",
+        run(0, {"t::a": P, "t::new": S}),
+        run(0, {"t::a": P}),
+        False,
+        True,
+        step_policy=step_policy(T("t::new"), (), T("t::new")),
+    ),
+    Row(
+        "a selection by name that ran no test at all: the step fails",
+        run(0, {}, all_listed=False),
+        run(0, {}, all_listed=False),
+        False,
+        True,
+        step_policy=step_policy(T("t::new"), (), T("t::new")),
+    ),
+    Row(
+        "a named test a run that lists only failures does not list: not judged absent",
+        run(0, {}, all_listed=False, passed_count=3),
+        run(0, {}, all_listed=False, passed_count=2),
+        True,
+        True,
+        step_policy=step_policy(T("t::new"), (), T("t::new")),
+    ),
+    Row(
         "the sandbox's doing is data, and said",
         run(
             1,
@@ -317,6 +342,16 @@ def test_evidence_is_data() -> None:
     assert verdict.missing == ["t::b"]
     assert verdict.regressed == ["t::b"]
     assert verdict.already_failing == []
+
+
+def test_a_named_test_that_did_not_run_is_said() -> None:
+    verdict = judge(
+        run(0, {"t::a": P, "t::new": S}),
+        run(0, {"t::a": P}),
+        step_policy(T("t::new"), (), T("t::new")),
+    )
+    assert verdict.not_run == ["t::new"]
+    assert "the named test(s) did not run: t::new" in step_head(verdict)
 
 
 def test_nothing_tested_is_said() -> None:

@@ -3,10 +3,16 @@ where it prints one; every evidence line says so (issue 30)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from coder.verdict.evidence import final_detail, step_head
 from coder.verdict.judge import final_policy, judge, step_policy
+from coder.verdict.proof import judge_proof
 from coder.verdict.run import read_run
 from sandbox.running import CommandResult
+from summarizers.runners.model import spelled_target
 from summarizers.runners.reader import counts_line
 
 AVA = """
@@ -49,3 +55,45 @@ def test_an_unknown_runner_is_judged_by_its_exit_and_the_evidence_says_so() -> N
     passed = judge(green.facts(), red.facts(), final_policy())
     assert passed.passed
     assert "judged by the exit status and its counts line (1 passed)" in final_detail(passed)
+
+
+DATA = Path(__file__).parents[1] / "data" / "runners"
+SCRIPTS = {"ava_camelcase_red.log": "xo && ava && tsd", "ava_npm_red.log": "ava"}
+
+
+@pytest.mark.parametrize("log", sorted(SCRIPTS))
+def test_a_known_runner_never_reads_an_unknown_one_by_its_look(log: str) -> None:
+    """AVA's `✔`/`✘` lines look like mocha's: a section is read by a runner module only when
+    its own command (npm's banner, else the test command through its script) runs it."""
+    text = (DATA / log).read_text()
+    red = read_run(
+        "npm test",
+        "npm test",
+        CommandResult("npm test", 1, 1.0, text),
+        scripts={"test": SCRIPTS[log]},
+    )
+    facts = red.facts()
+    assert facts.readers == () and facts.outcomes == {}
+    assert [s.counts for s in red.log.sections] == [{"failed": 1}]
+    green = read_run(
+        "npm test",
+        "npm test",
+        CommandResult("npm test", 0, 1.0, text.replace("1 test failed", "")),
+        scripts={"test": SCRIPTS[log]},
+    )
+    proof = judge_proof(
+        facts, judge(green.facts(), None, step_policy()), [spelled_target("test.js")]
+    )
+    assert proof.proven
+    assert proof.lines[0].startswith("judged by exit status")
+
+
+def test_a_runner_in_a_chain_still_reads_its_section() -> None:
+    text = (DATA / "mocha_spec.log").read_text()
+    run = read_run(
+        "npm test",
+        "npm test",
+        CommandResult("npm test", 1, 1.0, text),
+        scripts={"test": "eslint . && mocha"},
+    )
+    assert run.facts().readers == ("mocha",)
