@@ -257,10 +257,6 @@ DELETED = (
     "a test the step deleted is not counted missing where the run lists nothing else (a name "
     "selection) or the baseline's reporter listed no ids; the final check does not compare counts"
 )
-RED_HOOK = (
-    "a hook or lint red at the base: the final check's evidence names the runner's section "
-    "(`mocha` was red at the base), not the hook, or the verdict differs"
-)
 ARTIFACTS = (
     "a report the project's own test command writes (`--junitxml=junit.xml`, a coverage dir) "
     "is listed as the model's scratch file at finish_step"
@@ -274,21 +270,16 @@ UNKNOWN_LOOKALIKE = (
 
 KNOWN_WRONG: dict[str, str] = {
     "ava | file | green | proving test": UNKNOWN_LOOKALIKE,
-    "ava | file | red hook | right fix": RED_HOOK,
     "jest | file | artifacts | proving test": ARTIFACTS,
     "jest | file | artifacts | right fix": ARTIFACTS,
     "jest | file | green | deleted test": DELETED,
     "jest | file | quiet | proving test": QUIET,
-    "jest | file | red hook | proving test": RED_HOOK,
-    "jest | file | red hook | right fix": RED_HOOK,
     "jest | own id | green | proving test": OWN_ID,
     "jest | own id | green | right fix": OWN_ID,
     "jest | printed id | green | deleted test": DELETED,
     "mocha | file | artifacts | proving test": ARTIFACTS,
     "mocha | file | artifacts | right fix": ARTIFACTS,
     "mocha | file | green | deleted test": DELETED,
-    "mocha | file | red hook | proving test": RED_HOOK,
-    "mocha | file | red hook | right fix": RED_HOOK,
     "mocha | own id | green | proving test": OWN_ID,
     "mocha | own id | green | right fix": OWN_ID,
     "mocha | printed id | green | deleted test": DELETED,
@@ -298,21 +289,16 @@ KNOWN_WRONG: dict[str, str] = {
     "node --test | file | quiet | proving test": QUIET,
     "node --test | file | quiet | right fix": QUIET,
     "node --test | file | quiet | wrong fix": QUIET,
-    "node --test | file | red hook | proving test": RED_HOOK,
-    "node --test | file | red hook | right fix": RED_HOOK,
     "node --test | own id | green | proving test": OWN_ID,
     "node --test | own id | green | right fix": OWN_ID,
     "node-tap | file | artifacts | right fix": ARTIFACTS,
     "node-tap | file | quiet | right fix": QUIET,
-    "node-tap | file | red hook | right fix": RED_HOOK,
     "pytest | file | artifacts | proving test": ARTIFACTS,
     "pytest | file | artifacts | right fix": ARTIFACTS,
     "unittest | printed id | green | deleted test": DELETED,
     "vitest | file | artifacts | proving test": ARTIFACTS,
     "vitest | file | artifacts | right fix": ARTIFACTS,
     "vitest | file | green | deleted test": DELETED,
-    "vitest | file | red hook | proving test": RED_HOOK,
-    "vitest | file | red hook | right fix": RED_HOOK,
     "vitest | printed id | green | deleted test": DELETED,
 }
 """Cells whose verdict is still wrong, each with why: the cell keeps asserting the verdict the
