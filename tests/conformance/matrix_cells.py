@@ -269,7 +269,6 @@ UNKNOWN_LOOKALIKE = (
 
 
 KNOWN_WRONG: dict[str, str] = {
-    "ava | file | green | proving test": UNKNOWN_LOOKALIKE,
     "jest | file | artifacts | proving test": ARTIFACTS,
     "jest | file | artifacts | right fix": ARTIFACTS,
     "jest | file | green | deleted test": DELETED,
