@@ -201,9 +201,14 @@ class TestRun:
             )
         ]
         if not found and not self.failing:
-            last = sections[-1] if sections else None
-            errors = tuple(last.errors) if last else ()
-            found.append(SectionFailure(last.name if last else "", errors, result.exit_code))
+            if not sections:
+                return [SectionFailure("", (), result.exit_code)]
+            last = sections[-1]
+            found.append(
+                SectionFailure(
+                    last.name, tuple(last.errors), result.exit_code, last.command, last.script
+                )
+            )
         return found
 
 

@@ -34,6 +34,7 @@ class Span:
 
 _NPM_BANNER = re.compile(r"^> (\S+@\S*|\S+) (\S+)(?: (/\S*))?$")
 _NPM_COMMAND = re.compile(r"^> (.+)$")
+_NPM_EVENT = re.compile(r"^> ([\w:.-]+)$")
 _YARN = re.compile(r"^\$ (\S.*)$")
 _GROUP = re.compile(r"^(?:##\[group\]|::group::)(?:Run )?(.+)$")
 _TOX = re.compile(r"^([\w.-]+): commands(?:\[\d+\])?> (.+)$")
@@ -121,6 +122,9 @@ def _boundary(lines: list[str], i: int) -> tuple[str, str, int] | None:
         script = banner.group(2)
         assert command is not None
         return f"{script}: {command.group(1).strip()}", script, 2
+    event = _npm_event(lines, i)
+    if event is not None:
+        return f"{event}: {lines[i + 1][2:].strip()}", event, 2
     for pattern in (_GROUP, _YARN):
         m = pattern.match(line)
         if m and line.strip() not in ("##[group]", "::group::"):
@@ -135,6 +139,19 @@ def _npm_pair(banner: re.Match[str], following: str) -> bool:
     """`> pkg@1.0.0 test` is npm's banner only when the next line is `> <command>` and the
     package names a version (or pnpm's path follows): a quoted `> ` line alone is not."""
     return following.startswith("> ") and ("@" in banner.group(1) or bool(banner.group(3)))
+
+
+def _npm_event(lines: list[str], i: int) -> str | None:
+    """The script of npm's banner for a package with no version: `> posttest` alone (npm
+    names no `pkg@version` then), then `> <command>`. Told from a quoted `> word` by where npm
+    puts it: after an empty line (or at the top), with the command's lines followed by one."""
+    event = _NPM_EVENT.match(lines[i])
+    if event is None or i + 1 >= len(lines) or not lines[i + 1].startswith("> "):
+        return None
+    if i > 0 and lines[i - 1].strip():
+        return None
+    after = lines[i + 2] if i + 2 < len(lines) else ""
+    return event.group(1) if not after.strip() or after.startswith("> ") else None
 
 
 def section_kind(name: str, script: str, body: list[str]) -> str:

@@ -256,10 +256,6 @@ DELETED = (
     "a test the step deleted is not counted missing where the run lists nothing else (a name "
     "selection) or the baseline's reporter listed no ids; the final check does not compare counts"
 )
-RED_HOOK = (
-    "a hook or lint red at the base: the final check's evidence names the runner's section "
-    "(`mocha` was red at the base), not the hook, or the verdict differs"
-)
 ARTIFACTS = (
     "a report the project's own test command writes (`--junitxml=junit.xml`, a coverage dir) "
     "is listed as the model's scratch file at finish_step"
@@ -268,36 +264,26 @@ QUIET = "output with no per-test lines: the baseline counts 0 passed for a green
 
 
 KNOWN_WRONG: dict[str, str] = {
-    "ava | file | red hook | right fix": RED_HOOK,
     "jest | file | artifacts | proving test": ARTIFACTS,
     "jest | file | artifacts | right fix": ARTIFACTS,
     "jest | file | green | deleted test": DELETED,
     "jest | file | quiet | proving test": QUIET,
-    "jest | file | red hook | proving test": RED_HOOK,
-    "jest | file | red hook | right fix": RED_HOOK,
     "mocha | file | artifacts | proving test": ARTIFACTS,
     "mocha | file | artifacts | right fix": ARTIFACTS,
     "mocha | file | green | deleted test": DELETED,
-    "mocha | file | red hook | proving test": RED_HOOK,
-    "mocha | file | red hook | right fix": RED_HOOK,
     "node --test | file | artifacts | proving test": ARTIFACTS,
     "node --test | file | artifacts | right fix": ARTIFACTS,
     "node --test | file | green | deleted test": DELETED,
     "node --test | file | quiet | proving test": QUIET,
     "node --test | file | quiet | right fix": QUIET,
     "node --test | file | quiet | wrong fix": QUIET,
-    "node --test | file | red hook | proving test": RED_HOOK,
-    "node --test | file | red hook | right fix": RED_HOOK,
     "node-tap | file | artifacts | right fix": ARTIFACTS,
     "node-tap | file | quiet | right fix": QUIET,
-    "node-tap | file | red hook | right fix": RED_HOOK,
     "pytest | file | artifacts | proving test": ARTIFACTS,
     "pytest | file | artifacts | right fix": ARTIFACTS,
     "vitest | file | artifacts | proving test": ARTIFACTS,
     "vitest | file | artifacts | right fix": ARTIFACTS,
     "vitest | file | green | deleted test": DELETED,
-    "vitest | file | red hook | proving test": RED_HOOK,
-    "vitest | file | red hook | right fix": RED_HOOK,
 }
 """Cells whose verdict is still wrong, each with why: the cell keeps asserting the verdict the
 specification gives and runs as a strict expected failure, so it fails the day it comes right

@@ -35,6 +35,20 @@ def test_pnpm_banners_and_the_failed_section_exit_code():
     assert got[1:] == [("test: tap test/*.js", TESTS, None), ("posttest: eslint .", LINT, 1)]
 
 
+def test_npm_banners_of_a_package_with_no_version():
+    """npm 11 names no `pkg@version` for a package without a version: `> posttest` alone."""
+    got = spans("npm11_noversion_mocha_posttest_lint.log")
+    assert [(s.name, s.kind, s.command, s.script) for s in got] == [
+        ("test: mocha", TESTS, "mocha", True),
+        ("posttest: node lint.cjs", HOOK, "node lint.cjs", True),
+    ]
+
+
+def test_a_quoted_word_is_not_a_banner_of_a_package_with_no_version():
+    lines = ["  1 passing", "", "> note", "> quoted reply", "still quoted", "", "> end"]
+    assert [s.name for s in split_sections(lines)] == [""]
+
+
 def test_two_pytest_sessions_in_a_row_are_two_sections():
     got = spans("pytest_two_sessions.log")
     assert [(s.name, s.kind) for s in got] == [("pytest", TESTS), ("pytest", TESTS)]

@@ -10,9 +10,12 @@ from calcrepo import CALC, FIX_ADD
 
 from coder.loop.prompts import ENVIRONMENTAL_FAILURE, revision_briefing
 from coder.verdict.evidence import environmental, final_detail, step_head
-from coder.verdict.judge import Facts, final_policy, judge, step_policy
-from coder.verdict.run import environment_failures, run_tests
+from coder.verdict.judge import Facts, SectionFailure, final_policy, judge, step_policy
+from coder.verdict.run import environment_failures, read_run, run_tests
 from sandbox.confine import make_sandbox
+from sandbox.running import CommandResult
+
+RUNNER_LOGS = Path(__file__).parents[2] / "summarizers" / "data" / "runners"
 
 MARK = "printf '%s\\n' '[coder] section: {}'; "
 LINT = "python -m pytest -q; s=$?; echo 'calc.py:1: error: lint says no'; exit 1"
@@ -52,6 +55,20 @@ def test_a_failure_red_at_the_base_the_same_way_does_not_count(calc_repo) -> Non
         verdict = judge(now.facts(), base.facts(), policy)
         assert verdict.passed, words(verdict)
         assert "red at the base the same way" in words(verdict)
+
+
+def test_a_posttest_hook_red_at_the_base_is_named_not_the_runner_before_it() -> None:
+    """npm 11, a package with no version: `> posttest` alone heads the hook's lines, and npm
+    says nothing more when it fails. The red part is the hook, with its own command (what a
+    probe of the base runs), not the test runner's section before it."""
+    log = (RUNNER_LOGS / "npm11_noversion_mocha_posttest_lint.log").read_text()
+    base, now = (read_run("npm test", "npm test", CommandResult("npm test", 1, 1.0, log)),) * 2
+    assert now.facts().section_failures == (
+        SectionFailure("posttest: node lint.cjs", (), 1, "node lint.cjs", script=True),
+    )
+    verdict = judge(now.facts(), base.facts(), final_policy())
+    assert verdict.passed
+    assert "`posttest: node lint.cjs` was red at the base the same way" in final_detail(verdict)
 
 
 def test_environment_failures_are_data_and_the_revision_says_so() -> None:
