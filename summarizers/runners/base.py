@@ -93,6 +93,11 @@ class Runner(Protocol):
         `coverage/`): never the model's doing, never committed, never a scratch file."""
         ...
 
+    def writes(self, args: list[str]) -> tuple[str, ...]:
+        """The paths its own arguments `args` tell it to write (`--junitxml=junit.xml`,
+        `--outputFile.junit=out/junit.xml`), relative to where it runs: artifacts too."""
+        ...
+
     @property
     def caches(self) -> tuple[str, ...]:
         """Directories its runs write under the project's dependency directory

@@ -261,10 +261,6 @@ RED_HOOK = (
     "a hook or lint red at the base: the final check's evidence names the runner's section "
     "(`mocha` was red at the base), not the hook, or the verdict differs"
 )
-ARTIFACTS = (
-    "a report the project's own test command writes (`--junitxml=junit.xml`, a coverage dir) "
-    "is listed as the model's scratch file at finish_step"
-)
 QUIET = "output with no per-test lines: the baseline counts 0 passed for a green suite"
 UNKNOWN_LOOKALIKE = (
     "a runner module claims an unknown runner's output by its look (its ✔ lines), so the proof "
@@ -275,8 +271,6 @@ UNKNOWN_LOOKALIKE = (
 KNOWN_WRONG: dict[str, str] = {
     "ava | file | green | proving test": UNKNOWN_LOOKALIKE,
     "ava | file | red hook | right fix": RED_HOOK,
-    "jest | file | artifacts | proving test": ARTIFACTS,
-    "jest | file | artifacts | right fix": ARTIFACTS,
     "jest | file | green | deleted test": DELETED,
     "jest | file | quiet | proving test": QUIET,
     "jest | file | red hook | proving test": RED_HOOK,
@@ -284,16 +278,12 @@ KNOWN_WRONG: dict[str, str] = {
     "jest | own id | green | proving test": OWN_ID,
     "jest | own id | green | right fix": OWN_ID,
     "jest | printed id | green | deleted test": DELETED,
-    "mocha | file | artifacts | proving test": ARTIFACTS,
-    "mocha | file | artifacts | right fix": ARTIFACTS,
     "mocha | file | green | deleted test": DELETED,
     "mocha | file | red hook | proving test": RED_HOOK,
     "mocha | file | red hook | right fix": RED_HOOK,
     "mocha | own id | green | proving test": OWN_ID,
     "mocha | own id | green | right fix": OWN_ID,
     "mocha | printed id | green | deleted test": DELETED,
-    "node --test | file | artifacts | proving test": ARTIFACTS,
-    "node --test | file | artifacts | right fix": ARTIFACTS,
     "node --test | file | green | deleted test": DELETED,
     "node --test | file | quiet | proving test": QUIET,
     "node --test | file | quiet | right fix": QUIET,
@@ -302,14 +292,9 @@ KNOWN_WRONG: dict[str, str] = {
     "node --test | file | red hook | right fix": RED_HOOK,
     "node --test | own id | green | proving test": OWN_ID,
     "node --test | own id | green | right fix": OWN_ID,
-    "node-tap | file | artifacts | right fix": ARTIFACTS,
     "node-tap | file | quiet | right fix": QUIET,
     "node-tap | file | red hook | right fix": RED_HOOK,
-    "pytest | file | artifacts | proving test": ARTIFACTS,
-    "pytest | file | artifacts | right fix": ARTIFACTS,
     "unittest | printed id | green | deleted test": DELETED,
-    "vitest | file | artifacts | proving test": ARTIFACTS,
-    "vitest | file | artifacts | right fix": ARTIFACTS,
     "vitest | file | green | deleted test": DELETED,
     "vitest | file | red hook | proving test": RED_HOOK,
     "vitest | file | red hook | right fix": RED_HOOK,
