@@ -99,14 +99,15 @@ def artifacts_in(
 ) -> tuple[str, ...]:
     """What the runs of `command` write into the tree, as `Artifacts` patterns: each runner's
     (and coverage wrapper's) own `artifacts`, and the paths their arguments name for them to
-    write (`--junitxml=junit.xml`), anchored where they run (`/backend/junit.xml` after `cd
-    backend`), through package.json scripts and their hooks too."""
+    write (`--junitxml=junit.xml`); a path is anchored where its runner runs
+    (`/backend/junit.xml` after `cd backend`). Through package.json scripts and their hooks."""
     known = list(runners) if runners is not None else list(RUNNERS)
     table = {k: v for k, v in (scripts or {}).items() if isinstance(v, str)}
     found: list[str] = []
     for runner, args, here, wrapper in _Scoper(known, table, Project()).runs(command, ".", 0):
-        found += runner.artifacts
-        named = runner.writes(args)
+        found += [a for a in runner.artifacts if not a.startswith("./")]
+        named = tuple(a[2:] for a in runner.artifacts if a.startswith("./"))
+        named += runner.writes(args)
         if wrapper:
             found += coverage_wrappers.ARTIFACTS
             named += coverage_wrappers.writes(wrapper)

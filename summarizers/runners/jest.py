@@ -62,7 +62,7 @@ _OUTPUTS: tuple[Output, ...] = (Output("--outputFile"), Output("--coverageDirect
 class Jest:
     name = "jest"
     config_files = ("jest.config.*", "package.json", "jest.setup.*")
-    artifacts = ("coverage/", "junit.xml", "*.tsbuildinfo")
+    artifacts = ("coverage/", "./junit.xml", "*.tsbuildinfo")
     setup = RunSetup()
     caches: tuple[str, ...] = ()
     default: Default | None = None

@@ -62,7 +62,7 @@ _OUTPUTS: tuple[Output, ...] = (
 class Vitest:
     name = "vitest"
     config_files = ("vitest.config.*", "vite.config.*", "vitest.workspace.*", "package.json")
-    artifacts = ("coverage/", "*.tsbuildinfo", "junit.xml", "html/")
+    artifacts = ("coverage/", "*.tsbuildinfo", "./junit.xml", "./html")
     setup = RunSetup()
     caches: tuple[str, ...] = (".vite", ".vitest")
     default: Default | None = None

@@ -47,6 +47,14 @@ def test_the_paths_are_anchored_where_the_runner_runs():
     assert not [p for p in unknown if p.startswith("/")], "a directory coder cannot name"
 
 
+def test_a_report_a_runner_writes_where_it_runs_is_not_a_name_anywhere():
+    """vitest's html reporter writes `html/` where vitest runs: a model's new `src/html/x.js`
+    stays its change."""
+    found = artifacts_in("cd web && npx vitest run", None)
+    assert "/web/html" in found and "/web/junit.xml" in found
+    assert not [p for p in found if p in ("html/", "junit.xml")]
+
+
 def test_npm_test_scripts_their_hooks_and_a_coverage_wrapper_are_followed():
     scripts = {
         "test": "c8 --reports-dir cov mocha --reporter-option output=reports/mocha.xml",
