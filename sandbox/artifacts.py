@@ -49,6 +49,19 @@ class Artifacts:
                 out[f":(exclude,literal){top}"] = None
         return list(out)
 
+    def pathspecs(self) -> list[str]:
+        """git pathspecs for what the patterns match (with `MAGIC_PATHSPECS`), so that git
+        lists only those of a large tree."""
+        out = []
+        for pattern in self.patterns:
+            if pattern.startswith("/"):
+                out.append(f":(literal){pattern.strip('/')}")
+            elif pattern.endswith("/"):
+                out.append(f":(glob)**/{pattern.rstrip('/')}/**")
+            else:
+                out.append(f":(glob)**/{pattern}")
+        return out
+
     def _artifact_root(self, path: str) -> str | None:
         """The artifact `path` is or lies in (a directory's path), or None."""
         clean = path.strip("/")
@@ -99,7 +112,13 @@ def keep_tracked(root: Path, artifacts: Artifacts) -> Kept:
     kept = Kept(root)
     if not artifacts.patterns:
         return kept
-    for entry in split_z(git(["ls-files", "-z", "--stage"], root, check=False)):
+    listed = git(
+        ["ls-files", "-z", "--stage", "--", *artifacts.pathspecs()],
+        root,
+        check=False,
+        env=MAGIC_PATHSPECS,
+    )
+    for entry in split_z(listed):
         meta, _, rel = entry.partition("\t")
         mode = _REGULAR.get(meta.split(" ", 1)[0])
         if mode is None or rel in kept.files or not artifacts.matches(rel):

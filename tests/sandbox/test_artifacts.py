@@ -49,7 +49,12 @@ def test_a_commit_and_the_patch_leave_the_untracked_artifacts_out(tmp_path):
 def test_a_tracked_artifact_a_run_rewrote_or_removed_is_put_back(tmp_path):
     repo = make_repo(
         tmp_path / "r",
-        {"junit.xml": "<kept/>\n", "coverage/README.md": "kept\n", "src/a.js": "a\n"},
+        {
+            "junit.xml": "<kept/>\n",
+            "coverage/README.md": "kept\n",
+            "src/a.js": "a\n",
+            "test/junit.xml": "<a fixture/>\n",
+        },
     )
     (repo / "junit.xml").write_text("<the model's change/>\n")
     kept = keep_tracked(repo, RUNNER)
