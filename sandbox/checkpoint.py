@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.artifacts import Artifacts
+from sandbox.artifacts import MAGIC_PATHSPECS, Artifacts
 from sandbox.changes import (
     LIST_IGNORED,
     PathChange,
@@ -148,7 +148,7 @@ class Checkpoints:
             os.mkdir(env["GIT_OBJECT_DIRECTORY"])
             if index.is_file():
                 shutil.copyfile(index, env["GIT_INDEX_FILE"])
-            git(self._add_all(), self.root, env=env)
+            git(self._add_all(), self.root, env={**env, **MAGIC_PATHSPECS})
             diff = ["diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", sha]
             patch = git(diff, self.root, env=env)
         return patch.decode("utf-8", errors="replace")
@@ -162,12 +162,18 @@ class Checkpoints:
         too_big = self.oversized_change()
         if too_big is not None:
             raise ChangeTooLarge(too_big)
-        git(self._add_all(), self.root)
+        git(self._add_all(), self.root, env=MAGIC_PATHSPECS)
         git(["commit", "-q", "--allow-empty", "--no-verify", "-m", message], self.root)
         return git_line(["rev-parse", "HEAD"], self.root)
 
+    def intend_to_add(self) -> None:
+        """Untracked files (not ignored ones, not runner artifacts) marked intent-to-add in the
+        index, so that `git diff` against a commit counts them."""
+        add = self._add_all()
+        git([*add[:2], "--intent-to-add", *add[2:]], self.root, env=MAGIC_PATHSPECS)
+
     def _add_all(self) -> list[str]:
-        """`git add -A`, leaving out untracked runner artifacts."""
+        """`git add -A`, leaving out untracked runner artifacts (run with `MAGIC_PATHSPECS`)."""
         if not self.artifacts.patterns:
             return ["add", "-A"]
         untracked = split_z(git(["ls-files", "-z", "--others", "--exclude-standard"], self.root))

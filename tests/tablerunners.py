@@ -33,6 +33,9 @@ class TableRunner:
     def stop_flags(self, args: list[str]) -> list[int]:
         return []
 
+    def writes(self, args: list[str]) -> tuple[str, ...]:
+        return ()
+
     def invoked_at(self, argv: list[str]) -> int | None:
         program = argv[0].rsplit("/", 1)[-1]
         if self.module and program.startswith("python") and argv[1:3] == ["-m", self.module]:

@@ -78,7 +78,7 @@ def check_changed_lines(
 
 
 def _changed_lines(env: VerifyEnv) -> int:
-    git(["add", "-A", "--intent-to-add", "."], env.root)
+    env.checkpoints.intend_to_add()
     numstat = git(["diff", "--numstat", env.checkpoint_sha], env.root)
     total = 0
     for line in numstat.decode("utf-8", errors="replace").splitlines():

@@ -15,11 +15,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from coder.verdict.judge import Facts, SectionFailure
+from sandbox.artifacts import Artifacts, keep_tracked
 from sandbox.confine import CommandResult, Sandbox
 from sandbox.pipestatus import with_pipeline_status
 from summarizers.logformats.prep import prepare
 from summarizers.repofiles import read_beneath
-from summarizers.runners.commands import mark_sections, with_listing, with_script_banners
+from summarizers.runners.commands import (
+    artifacts_in,
+    mark_sections,
+    with_listing,
+    with_script_banners,
+)
 from summarizers.runners.model import FAILING, PASSED, TestLog
 from summarizers.runners.reader import read_lines
 from summarizers.runners.stopcut import without_stop_flags
@@ -221,11 +227,13 @@ def run_tests(
     transforms: tuple[Transform, ...] = TRANSFORMS,
     env: Mapping[str, str] | None = None,
 ) -> TestRun:
-    """`command` rewritten, run once in `sandbox` at `root`, its output read once."""
+    """`command` rewritten, run once in `sandbox` at `root`, its output read once. A file git
+    tracks that the run's runners write (a `junit.xml` the project keeps) is put back as it
+    was: the harness's runs leave the tree as they found it, but for untracked artifacts."""
     shown, running = command, command
     notes: list[str] = []
     removed: list[str] = []
-    kept: list[str] = []
+    kept_flags: list[str] = []
     for transform in transforms:
         step = transform(running, root)
         running = step.command
@@ -233,7 +241,23 @@ def run_tests(
             shown = step.command
         notes += [step.said] if step.said else []
         removed += step.removed
-        kept += step.kept
+        kept_flags += step.kept
+    scripts = package_scripts(root)
+    kept = keep_tracked(root, Artifacts(artifacts_in(command, scripts)))
+    try:
+        result = _run_once(sandbox, root, running, timeout_s, env)
+    finally:
+        kept.restore()
+    result = replace(result, command=shown)
+    return read_run(
+        command, shown, result, notes=notes, removed=removed, kept=kept_flags, scripts=scripts
+    )
+
+
+def _run_once(
+    sandbox: Sandbox, root: Path, running: str, timeout_s: float, env: Mapping[str, str] | None
+) -> CommandResult:
+    """The run, and once more without the runners' setup where the setup itself failed."""
     result = sandbox.run(running, cwd=root, timeout_s=timeout_s, env={**SETUP_ENV, **(env or {})})
     refused = {
         k: v
@@ -244,11 +268,7 @@ def run_tests(
     if refused and not result.timed_out:
         again = {**SETUP_ENV, **refused, **(env or {})}
         result = sandbox.run(running, cwd=root, timeout_s=timeout_s, env=again)
-    result = replace(result, command=shown)
-    scripts = package_scripts(root)
-    return read_run(
-        command, shown, result, notes=notes, removed=removed, kept=kept, scripts=scripts
-    )
+    return result
 
 
 def read_run(

@@ -21,7 +21,7 @@ from coder.verdict.run import package_scripts
 from sandbox.changes import worktree_files
 from sandbox.gitcli import GitError
 from summarizers.repofiles import read_beneath, tracked_files
-from summarizers.runners.commands import Unscopable, runners_in, select_tests
+from summarizers.runners.commands import Unscopable, artifacts_in, runners_in, select_tests
 from summarizers.runners.model import Target, spelled_target
 from summarizers.runners.names import DIR, TEST, Project, read_name, read_names
 from summarizers.runners.shell import parse
@@ -136,11 +136,8 @@ def runner_configuration(command: str | None, root: Path, paths: Sequence[str]) 
 
 
 def artifacts_of(command: str | None, root: Path) -> tuple[str, ...]:
-    """What the runners `command` runs write into the tree (their `artifacts`)."""
-    if not command:
-        return ()
-    found = runners_in(command, package_scripts(root))
-    return tuple(dict.fromkeys(a for r in found for a in r.artifacts))
+    """What the runs of `command` write into the tree (`artifacts_in`)."""
+    return artifacts_in(command, package_scripts(root)) if command else ()
 
 
 def _example_rank(path: str) -> tuple[bool, int, str]:

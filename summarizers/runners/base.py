@@ -89,8 +89,15 @@ class Runner(Protocol):
 
     @property
     def artifacts(self) -> tuple[str, ...]:
-        """What its runs write into the tree (gitignore-style patterns: `.tap/`,
-        `coverage/`): never the model's doing, never committed, never a scratch file."""
+        """What its runs write into the tree whatever its arguments say (its configuration
+        may name them): `dir/` a directory of that name anywhere (`.tap/`, `coverage/`), a
+        name a file anywhere (`*.tsbuildinfo`), `./path` a file or directory where it runs
+        (`./junit.xml`). Never the model's doing, never committed, never a scratch file."""
+        ...
+
+    def writes(self, args: list[str]) -> tuple[str, ...]:
+        """The paths its own arguments `args` tell it to write (`--junitxml=junit.xml`,
+        `--outputFile.junit=out/junit.xml`), relative to where it runs: artifacts too."""
         ...
 
     @property

@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from summarizers.runners import coverage_wrappers
 from summarizers.runners.base import Runner, Unselectable
 from summarizers.runners.launchers import OtherPackage, launcher_words, script_call
 from summarizers.runners.model import SECTION_MARK, Target
@@ -44,7 +45,6 @@ NODE_BIN_PATH = 'PATH="$PWD/node_modules/.bin:$PATH"'
 _MAX_SCRIPT_DEPTH = 5
 _KEPT_BEFORE = frozenset({"export", "source", ".", "set", "unset", "umask", "ulimit"})
 """Commands before the runner whose effect it needs (besides `cd` and assignments)."""
-_COVERAGE_WRAPPERS = frozenset({"nyc", "c8"})
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,28 @@ def readers_of(
     found: dict[str, Runner] = {}
     scoper = _Scoper(known, table, Project())
     return list(found.values()) if scoper.collect(command, found, depth=0) else None
+
+
+def artifacts_in(
+    command: str, scripts: Mapping[str, object] | None, runners: Iterable[Runner] | None = None
+) -> tuple[str, ...]:
+    """What the runs of `command` write into the tree, as `Artifacts` patterns: each runner's
+    (and coverage wrapper's) own `artifacts`, and the paths their arguments name for them to
+    write (`--junitxml=junit.xml`); a path is anchored where its runner runs
+    (`/backend/junit.xml` after `cd backend`). Through package.json scripts and their hooks."""
+    known = list(runners) if runners is not None else list(RUNNERS)
+    table = {k: v for k, v in (scripts or {}).items() if isinstance(v, str)}
+    found: list[str] = []
+    for runner, args, here, wrapper in _Scoper(known, table, Project()).runs(command, ".", 0):
+        found += [a for a in runner.artifacts if not a.startswith("./")]
+        named = tuple(a[2:] for a in runner.artifacts if a.startswith("./"))
+        named += runner.writes(args)
+        if wrapper:
+            found += coverage_wrappers.ARTIFACTS
+            named += coverage_wrappers.writes(wrapper)
+        if here is not None:
+            found += ["/" + posixpath.normpath(posixpath.join(here, p)) for p in named]
+    return tuple(dict.fromkeys(found))
 
 
 _QUIET = frozenset({"--silent", "-s", "--loglevel=silent", "--quiet", "-q"})
@@ -236,15 +258,33 @@ class _Scoper:
     def collect(self, command: str, found: dict[str, Runner], depth: int) -> bool:
         """Every runner of `command`, through scripts too, into `found`; False where a part
         could not be followed (shell syntax, a script not in the table)."""
+        unfollowed: list[str] = []
+        for runner, _, _, _ in self.runs(command, ".", depth, unfollowed):
+            found.setdefault(runner.name, runner)
+        return not unfollowed
+
+    def runs(
+        self, command: str, here: str | None, depth: int, unfollowed: list[str] | None = None
+    ) -> Iterator[tuple[Runner, list[str], str | None, list[str]]]:
+        """Each runner invocation of `command` (through scripts and their hooks): the runner,
+        its own arguments, the directory it runs in (None past a `cd` coder cannot name, or
+        in a script of another directory's package.json, read as this one's), and the
+        arguments of a coverage wrapper around it. What cannot be followed (shell syntax
+        coder does not read, a script with no table) is added to `unfollowed`."""
+        lost = unfollowed if unfollowed is not None else []
+        at = here
         items = parse(command)
-        followed = items is not None
+        if items is None:
+            lost.append(command)
         for item in items or []:
             for simple in item.pipeline.commands:
                 if not simple.argv:
                     continue
                 direct = self._direct(simple.argv)
                 if direct is not None:
-                    found.setdefault(direct[0].name, direct[0])
+                    runner, start, wrapper = direct
+                    wrapped = simple.argv[wrapper.start + 1 : wrapper.stop] if wrapper else []
+                    yield runner, simple.argv[start:], at, wrapped
                     continue
                 call = script_call(simple.argv, self.scripts)
                 if call is None:
@@ -254,12 +294,17 @@ class _Scoper:
                     and call[1] in self.scripts
                     and depth < _MAX_SCRIPT_DEPTH
                 ):
-                    followed = False
+                    lost.append(" ".join(simple.argv))
                     continue
+                inside = "." if at == "." else None
                 for hook in (f"pre{call[1]}", call[1], f"post{call[1]}"):
                     if hook in self.scripts:
-                        followed &= self.collect(self.scripts[hook], found, depth + 1)
-        return followed
+                        yield from self.runs(self.scripts[hook], inside, depth + 1, lost)
+            moved = _cd_target(item)
+            if isinstance(moved, _Unknown) or at is None:
+                at = None
+            elif moved is not None:
+                at = posixpath.normpath(posixpath.join(at, moved))
 
     def scope(self, command: str, paths: list[Name], depth: int) -> _Done | Unscopable:
         items = parse(command)
@@ -348,7 +393,7 @@ class _Scoper:
             hit = self._invoked(rest)
             if hit is not None:
                 return hit[0], skipped + hit[1], range(0)
-            if posixpath.basename(rest[0]) in _COVERAGE_WRAPPERS:
+            if coverage_wrappers.is_wrapper(rest[0]):
                 for start in range(1, len(rest)):
                     hit = self._invoked(rest[start:])
                     if hit is not None:

@@ -24,6 +24,7 @@ from summarizers.runners.jsargs import (
 )
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
 from summarizers.runners.names import DIR, TEST, Name, Project
+from summarizers.runners.outputs import Output, written
 from summarizers.runners.stopargs import StopFlag, option_flags
 from summarizers.runners.targets import (
     escaped_title,
@@ -59,10 +60,14 @@ SEPARATOR = " > "
 _NO_TESTS = re.compile(r"^No tests found\b")
 
 
+_OUTPUTS: tuple[Output, ...] = (Output("--outputFile"), Output("--coverageDirectory"))
+"""Its options that name a file or directory for it to write."""
+
+
 class Jest:
     name = "jest"
     config_files = ("jest.config.*", "package.json", "jest.setup.*")
-    artifacts = ("coverage/", "junit.xml", "*.tsbuildinfo")
+    artifacts = ("coverage/", "./junit.xml", "*.tsbuildinfo")
     setup = RunSetup()
     caches: tuple[str, ...] = ()
     default: Default | None = None
@@ -139,6 +144,9 @@ class Jest:
             counts=counts,
             locations=locations,
         )
+
+    def writes(self, args: list[str]) -> tuple[str, ...]:
+        return written(args, _OUTPUTS)
 
     def invoked_at(self, argv: list[str]) -> int | None:
         at = find_binary(argv, {"jest"})

@@ -22,6 +22,7 @@ from summarizers.runners.jsargs import (
 )
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, Target, worst
 from summarizers.runners.names import DIR, FILE, TEST, Name, Project
+from summarizers.runners.outputs import Output, written
 from summarizers.runners.stopargs import StopFlag, option_flags
 from summarizers.runners.targets import escaped_title, fileless_target
 
@@ -41,6 +42,13 @@ _WITH_VALUE = {
 }  # fmt: skip
 SEPARATOR = " > "
 _NO_TESTS = re.compile(r"^Error: No test files found\b|^\s*0 passing\b")
+
+
+_OUTPUTS: tuple[Output, ...] = tuple(
+    Output(option, keys=("output", "mochaFile"))
+    for option in ("--reporter-option", "--reporter-options", "-O")
+)
+"""Its options that name a file or directory for it to write."""
 
 
 class Mocha:
@@ -91,6 +99,9 @@ class Mocha:
             if where:
                 locations[ident] = where
         return Reading(outcomes=outcomes, messages=messages, counts=counts, locations=locations)
+
+    def writes(self, args: list[str]) -> tuple[str, ...]:
+        return written(args, _OUTPUTS)
 
     def invoked_at(self, argv: list[str]) -> int | None:
         at = find_binary(argv, {"mocha", "_mocha"})

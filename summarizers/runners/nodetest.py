@@ -1,5 +1,6 @@
 """node's built-in runner (`node --test`) and TAP producers like it: TAP lines, nested
-`# Subtest:` names joined as "suite > test", `# pass N` counts, `Bail out!`. Ids never keep
+`# Subtest:` names joined as "suite > test", `# pass N` counts, `Bail out!`; and node's own
+spec reporter (`--test-reporter=spec`, its default on a terminal), read to the same ids. Ids never keep
 a duration (`# time=40.659ms`, which node-tap prints after a test's name)."""
 
 from __future__ import annotations
@@ -7,12 +8,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from summarizers.runners import tap_log
+from summarizers.runners import spec_log, tap_log
 from summarizers.runners.base import Default, Reading, RunSetup, Selected, Unselectable
 from summarizers.runners.jsargs import is_js_test_file
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import FAILED, PASSED, SKIPPED, Target, worst
 from summarizers.runners.names import DIR, FILE, TEST, Name, Project
+from summarizers.runners.outputs import Output, written
 from summarizers.runners.stopargs import StopFlag
 from summarizers.runners.tap_log import (
     SUBTEST,
@@ -39,6 +41,10 @@ def stable_name(name: str) -> str:
 _SEPARATOR = " > "
 
 
+_OUTPUTS: tuple[Output, ...] = (Output("--test-reporter-destination", skip=("stdout", "stderr")),)
+"""Its options that name a file or directory for it to write."""
+
+
 class NodeTest:
     name = "node-test"
     config_files = ("package.json",)
@@ -50,6 +56,8 @@ class NodeTest:
     def sniff(self, lines: list[str]) -> float:
         """TAP with node --test's own marks (`duration_ms:` YAML, `# suites`); other TAP
         (tape, node-tap) is the tap module's."""
+        if spec_log.is_spec(lines):
+            return 1.0
         tap = min(tap_log.sniff(lines) / 10.0, 1.0)
         own = any(
             line.lstrip().startswith("duration_ms:")
@@ -59,6 +67,10 @@ class NodeTest:
         return tap if own else tap * 0.2
 
     def read(self, lines: list[str]) -> Reading:
+        if spec_log.is_spec(lines):
+            found, counts = spec_log.outcomes(lines)
+            messages = failure_messages(spec_log.parse, lines)
+            return Reading(outcomes=found, messages=messages, counts=counts)
         outcomes: dict[str, str] = {}
         stack: list[str] = []
         tape = tape_style(lines)
@@ -84,6 +96,9 @@ class NodeTest:
             incomplete=_bailed(lines),
             counts=_counts(lines),
         )
+
+    def writes(self, args: list[str]) -> tuple[str, ...]:
+        return written(args, _OUTPUTS)
 
     def invoked_at(self, argv: list[str]) -> int | None:
         if argv and argv[0].rsplit("/", 1)[-1] == "node" and "--test" in argv:

@@ -30,6 +30,7 @@ from summarizers.runners.jsargs import replace_paths
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, worst
 from summarizers.runners.names import TEST, Name, Project
+from summarizers.runners.outputs import Output, written
 from summarizers.runners.stopargs import StopFlag, cluster_flag
 from summarizers.runners.targets import targets_by_path
 
@@ -91,6 +92,19 @@ _TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test|conftest)\.py$")
 _TEST_DIR = re.compile(r"(?:^|/)tests?/")
 
 
+_OUTPUTS: tuple[Output, ...] = (
+    Output("--junitxml"),
+    Output("--junit-xml"),
+    Output("--report-log"),
+    Output("--result-log"),
+    Output("--html"),
+    Output("--json-report-file"),
+    Output("--basetemp"),
+    Output("--cov-report", keys=("*",)),
+)
+"""Its options that name a file or directory for it to write."""
+
+
 class Pytest:
     name = "pytest"
     config_files = ("conftest.py", "pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml")
@@ -143,6 +157,9 @@ class Pytest:
             incomplete=stopped_early(lines),
             counts=counts(lines),
         )
+
+    def writes(self, args: list[str]) -> tuple[str, ...]:
+        return written(args, _OUTPUTS)
 
     def invoked_at(self, argv: list[str]) -> int | None:
         for i, word in enumerate(argv):

@@ -12,6 +12,7 @@ from summarizers.logformats.context import (
     windows,
 )
 from summarizers.logformats.model import Failure, ParsedLog
+from summarizers.runners.model import FAILED, PASSED, SKIPPED
 from summarizers.runners.tap_log import join_continuation
 
 NAME = "node-spec"
@@ -31,6 +32,42 @@ def sniff(lines: list[str]) -> float:
         elif line.lstrip()[:2] in ("✔ ", "✖ ", "▶ "):
             score += 0.5
     return min(score, 25.0)
+
+
+def is_spec(lines: list[str]) -> bool:
+    """node's own spec summary (`ℹ tests 3`, `ℹ pass 2`), which no other runner prints."""
+    return sum(1 for line in lines if _COUNT.match(line)) >= 2
+
+
+def outcomes(lines: list[str]) -> tuple[dict[str, str], dict[str, int]]:
+    """Per-test outcomes by id (`suite > test`, as `parse` names failures) and the summary's
+    counts. A suite's closing line (`✖ calc`) is its own outcome, as its TAP `not ok` is; the
+    repeated listing after `✖ failing tests:` is not read."""
+    found: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    stack: list[str] = []
+    relisted = False
+    for line in lines:
+        c = _COUNT.match(line)
+        if c and c.group(1) != "suites":
+            key = {"pass": "passed", "fail": "failed"}.get(c.group(1), c.group(1))
+            counts[key] = int(c.group(2))
+        if c:
+            continue
+        relisted = relisted or line.startswith("✖ failing tests:")
+        m = None if relisted else MARK.match(line)
+        if m is None:
+            continue
+        level, mark, name = len(m.group(1)) // 2, m.group(2), m.group(3)
+        if mark == "▶":
+            del stack[level:]
+            stack.extend([""] * (level - len(stack)))
+            stack.append(name)
+        elif mark in ("✔", "✖", "﹣"):
+            ident = SEPARATOR.join([*stack[:level], name])
+            skipped = mark == "﹣" or (m.group(4) or "").upper().startswith(("SKIP", "TODO"))
+            found[ident] = SKIPPED if skipped else PASSED if mark == "✔" else FAILED
+    return found, counts
 
 
 def parse(lines: list[str]) -> ParsedLog:

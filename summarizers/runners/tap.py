@@ -23,6 +23,7 @@ from summarizers.runners.base import Default, Reading, RunSetup, Selected, Unsel
 from summarizers.runners.jsargs import find_binary, is_js_test_file, replace_paths
 from summarizers.runners.model import FAILED, PASSED, SKIPPED
 from summarizers.runners.names import DIR, TEST, Name, Project
+from summarizers.runners.outputs import Output, written
 from summarizers.runners.stopargs import StopFlag, option_flags
 from summarizers.runners.targets import targets_by_path
 
@@ -82,6 +83,15 @@ class _Read:
 
 
 _NO_TESTS = re.compile(r"\bNo tests? found\b|^# No tests run\b", re.IGNORECASE)
+
+
+_OUTPUTS: tuple[Output, ...] = (
+    Output("--output-file"),
+    Output("-o"),
+    Output("--output-dir"),
+    Output("-d"),
+)
+"""Its options that name a file or directory for it to write."""
 
 
 class Tap:
@@ -184,6 +194,9 @@ class Tap:
                 _mark_parents(state, SEPARATOR.join([*stack[:level], name]))
             i = max(i + 1, yaml_end)
         return _reading(state)
+
+    def writes(self, args: list[str]) -> tuple[str, ...]:
+        return written(args, _OUTPUTS)
 
     def invoked_at(self, argv: list[str]) -> int | None:
         at = find_binary(argv, {"tap", "tape"})

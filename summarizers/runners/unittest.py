@@ -21,6 +21,7 @@ from summarizers.runners.jsargs import positionals
 from summarizers.runners.messages import failure_messages
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, XFAILED, Target, worst
 from summarizers.runners.names import DIR, FILE, TEST, Name, Project
+from summarizers.runners.outputs import Output, written
 from summarizers.runners.stopargs import StopFlag, cluster_flag
 from summarizers.runners.unittest_log import unittest_id
 
@@ -43,6 +44,10 @@ _STOP_FLAGS = ("-f", "--failfast")
 _WITH_VALUE = {"-k", "-s", "-p", "-t", "--start-directory", "--pattern", "--top-level-directory"}
 _DISCOVERY = {"-s", "--start-directory", "-p", "--pattern", "-t", "--top-level-directory"}
 _NO_TESTS = re.compile(r"^Ran 0 tests\b|^NO TESTS RAN$")
+
+
+_OUTPUTS: tuple[Output, ...] = ()
+"""Its options that name a file or directory for it to write."""
 
 
 class Unittest:
@@ -96,6 +101,9 @@ class Unittest:
             messages=failure_messages(unittest_log.parse, lines),
             counts=_counts(lines),
         )
+
+    def writes(self, args: list[str]) -> tuple[str, ...]:
+        return written(args, _OUTPUTS)
 
     def invoked_at(self, argv: list[str]) -> int | None:
         for i, word in enumerate(argv):

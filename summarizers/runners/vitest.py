@@ -26,6 +26,7 @@ from summarizers.runners.jsargs import (
 )
 from summarizers.runners.model import ERROR, FAILED, PASSED, SKIPPED, worst
 from summarizers.runners.names import DIR, TEST, Name, Project
+from summarizers.runners.outputs import Output, written
 from summarizers.runners.stopargs import StopFlag, option_flags
 from summarizers.runners.targets import (
     escaped_title,
@@ -56,10 +57,17 @@ _SUBCOMMANDS = {"run", "watch", "dev", "related", "bench"}
 _NO_TESTS = re.compile(r"^No test files found\b")
 
 
+_OUTPUTS: tuple[Output, ...] = (
+    Output("--outputFile", dotted=True),
+    Output("--coverage.reportsDirectory"),
+)
+"""Its options that name a file or directory for it to write."""
+
+
 class Vitest:
     name = "vitest"
     config_files = ("vitest.config.*", "vite.config.*", "vitest.workspace.*", "package.json")
-    artifacts = ("coverage/", "*.tsbuildinfo", "junit.xml", "html/")
+    artifacts = ("coverage/", "*.tsbuildinfo", "./junit.xml", "./html")
     setup = RunSetup()
     caches: tuple[str, ...] = (".vite", ".vitest")
     default: Default | None = None
@@ -121,6 +129,9 @@ class Vitest:
             counts={k: v for k, v in counts.items() if k in ("passed", "failed", "skipped")},
             locations=locations,
         )
+
+    def writes(self, args: list[str]) -> tuple[str, ...]:
+        return written(args, _OUTPUTS)
 
     def invoked_at(self, argv: list[str]) -> int | None:
         at = find_binary(argv, {"vitest"})

@@ -256,33 +256,18 @@ DELETED = (
     "a test the step deleted is not counted missing where the run lists nothing else (a name "
     "selection) or the baseline's reporter listed no ids; the final check does not compare counts"
 )
-ARTIFACTS = (
-    "a report the project's own test command writes (`--junitxml=junit.xml`, a coverage dir) "
-    "is listed as the model's scratch file at finish_step"
-)
 QUIET = "output with no per-test lines: the baseline counts 0 passed for a green suite"
 
 
 KNOWN_WRONG: dict[str, str] = {
-    "jest | file | artifacts | proving test": ARTIFACTS,
-    "jest | file | artifacts | right fix": ARTIFACTS,
     "jest | file | green | deleted test": DELETED,
     "jest | file | quiet | proving test": QUIET,
-    "mocha | file | artifacts | proving test": ARTIFACTS,
-    "mocha | file | artifacts | right fix": ARTIFACTS,
     "mocha | file | green | deleted test": DELETED,
-    "node --test | file | artifacts | proving test": ARTIFACTS,
-    "node --test | file | artifacts | right fix": ARTIFACTS,
     "node --test | file | green | deleted test": DELETED,
     "node --test | file | quiet | proving test": QUIET,
     "node --test | file | quiet | right fix": QUIET,
     "node --test | file | quiet | wrong fix": QUIET,
-    "node-tap | file | artifacts | right fix": ARTIFACTS,
     "node-tap | file | quiet | right fix": QUIET,
-    "pytest | file | artifacts | proving test": ARTIFACTS,
-    "pytest | file | artifacts | right fix": ARTIFACTS,
-    "vitest | file | artifacts | proving test": ARTIFACTS,
-    "vitest | file | artifacts | right fix": ARTIFACTS,
     "vitest | file | green | deleted test": DELETED,
 }
 """Cells whose verdict is still wrong, each with why: the cell keeps asserting the verdict the
