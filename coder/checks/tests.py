@@ -1,12 +1,17 @@
 """The tests family: `tests_pass` (the repository's test command, narrowed to the names an
-invariant gives, judged against the baseline by the one judge) and `command_succeeds`."""
+invariant gives, judged against the baseline by the one judge) and `command_succeeds`.
+
+Where the baseline cannot say which tests the names hold (its reporter names no passing test,
+its ids do not name their file) and the step changed a test file among them, the same
+selection also runs on the tree as it was before the step: a test it ran there that is gone
+now fails the step unless a `tests_removed` names it."""
 
 from __future__ import annotations
 
-from coder.checks.base import EVIDENCE_BUDGET, Check, VerifyEnv
+from coder.checks.base import EVIDENCE_BUDGET, Check, VerifyEnv, at_checkpoint
 from coder.verdict.base_probe import judged_with_base_parts
 from coder.verdict.evidence import step_head
-from coder.verdict.judge import step_policy
+from coder.verdict.judge import Policy, Verdict, step_policy, with_missing_before
 from coder.verdict.run import run_tests
 from coder.verdict.scoping import (
     command_for_paths,
@@ -14,12 +19,15 @@ from coder.verdict.scoping import (
     runner_configuration,
     targets_for,
 )
+from coder.verdict.trees import tree_sandbox
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
 from sandbox.pipestatus import with_pipeline_status
+from sandbox.proof_tree import tree_at
 from summarizers.logs import compact_log
-from summarizers.runners.model import Target
+from summarizers.runners.model import Target, covered
 from summarizers.runners.names import TEST
+from summarizers.runners.table import RUNNERS
 
 
 def _run_check(kind: str, command: str, env: VerifyEnv) -> Check:
@@ -75,6 +83,10 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
     policy = step_policy(named, removed_on_purpose(step, env), scope)
     whole = not invariant.command and not invariant.paths
     verdict = judged_with_base_parts(run.facts(), base, policy, env.probe if whole else None)
+    spent = run.result.duration_s
+    if scope:
+        verdict, before_s = judged_before(verdict, command, scope, policy, env)
+        spent += before_s
     changed = [c.path for c in env.checkpoints.changes_since(env.checkpoint_sha)]
     configured = runner_configuration(command, env.root, changed)
     how = (
@@ -96,11 +108,51 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
         "passed" if verdict.passed else "failed",
         evidence,
         detail=command,
-        command_s=run.result.duration_s,
+        command_s=spent,
         run=run,
         verdict=verdict,
         timed_out=run.result.timed_out,
     )
+
+
+def judged_before(
+    verdict: Verdict, command: str, scope: tuple[Target, ...], policy: Policy, env: VerifyEnv
+) -> tuple[Verdict, float]:
+    """`verdict` with the tests the same selection ran on the tree before the step that are
+    missing now, where only that run can tell (`baseline_blind`) and the step changed a test
+    file the names hold; and the seconds that run took (0 when none was needed)."""
+    if not verdict.passed or not baseline_blind(verdict, scope, env):
+        return verdict, 0.0
+    files = {f for t in scope for f in t.files}
+    changed = [c.path for c in env.checkpoints.changes_since(env.checkpoint_sha)]
+    touched = [
+        p
+        for p in changed
+        if (p in files if files else any(r.is_test_file(p) for r in RUNNERS))
+        and at_checkpoint(env, p) is not None
+    ]
+    if not touched:
+        return verdict, 0.0
+    with tree_at(env.root, env.checkpoint_sha, {}) as tree:
+        sandbox = tree_sandbox(tree, env.sandbox, env.test_cmd)
+        if isinstance(sandbox, str):
+            return verdict, 0.0
+        before = run_tests(sandbox, tree, command, env.cmd_timeout_s)
+    spent = before.result.duration_s
+    facts = before.facts()
+    if facts.timed_out or facts.incomplete:
+        return verdict, spent
+    return with_missing_before(verdict, facts, policy), spent
+
+
+def baseline_blind(verdict: Verdict, scope: tuple[Target, ...], env: VerifyEnv) -> bool:
+    """The baseline cannot say which tests the names hold: it lists no passing test (a
+    reporter that prints files, not tests), none of its ids is among them, or the judge could
+    not look (ids that do not name their file)."""
+    base = env.baseline.facts() if env.baseline else None
+    if base is None or not base.all_listed or verdict.missing_unjudged:
+        return True
+    return not any(covered(t, scope) for t in base.outcomes)
 
 
 def removed_on_purpose(step: CompiledStep, env: VerifyEnv) -> tuple[Target, ...]:

@@ -124,6 +124,11 @@ def run_account(run: TestRun | None, baseline: Baseline | None) -> str:
         verdict = f"it timed out after {result.duration_s:.0f}s and was killed."
     elif result.exit_code == 0 and (judged is None or judged.passed):
         verdict = "it passed (exit 0)."
+    elif result.exit_code == 0 and judged is not None and judged.fewer and not judged.missing:
+        verdict = (
+            f"it exited 0, but {judged.fewer} fewer test(s) passed than before the change; the "
+            "final check fails such a run."
+        )
     elif result.exit_code == 0 and judged is not None:
         verdict = (
             f"it exited 0, but {len(judged.missing)} test(s) that ran before the change did "

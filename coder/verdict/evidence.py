@@ -50,12 +50,14 @@ def step_head(verdict: Verdict) -> str:
         lines.append(_missing_line(verdict))
     if verdict.not_run:
         lines.append(_not_run_line(verdict))
+    if verdict.fewer:
+        lines.append(_fewer_line(verdict))
     lines += _changed_lines(verdict)
-    if (verdict.counted or verdict.missing) and verdict.already_failing:
+    if (verdict.counted or verdict.missing or verdict.fewer) and verdict.already_failing:
         lines.append(
             f"already failing at the base the same way (not counted): {ids(verdict.already_failing)}"
         )
-    if not (verdict.counted or verdict.missing or verdict.not_run):
+    if not (verdict.counted or verdict.missing or verdict.not_run or verdict.fewer):
         if verdict.no_pass:
             lines[0] += (
                 ": no test passed, and every failing test was already failing at the base "
@@ -101,6 +103,8 @@ def final_detail(verdict: Verdict, reused: str = "") -> str:
         lines = ["; ".join(parts) + reused, *_changed_lines(verdict)]
         if verdict.missing:
             lines.append(_missing_line(verdict))
+        if verdict.fewer:
+            lines.append(_fewer_line(verdict))
     elif not now.red:
         lines = [f"the test command {exited_0(now.passed)}{reused}"]
     elif verdict.section_failures:
@@ -149,7 +153,12 @@ def final_check(verdict: Verdict, run: TestRun, reused: str = "") -> FinalCheck:
 def environmental(verdict: Verdict) -> bool:
     """The failure is the sandbox's doing: the revision should not tell the model to change
     correct code."""
-    return bool(verdict.environment) and not verdict.counted and not verdict.missing
+    return (
+        bool(verdict.environment)
+        and not verdict.counted
+        and not verdict.missing
+        and not verdict.fewer
+    )
 
 
 def _counted_parts(verdict: Verdict) -> list[str]:
@@ -166,6 +175,8 @@ def _counted_parts(verdict: Verdict) -> list[str]:
         )
     if verdict.missing:
         parts.append(f"{len(verdict.missing)} test(s) that ran at the base did not run now")
+    if verdict.fewer:
+        parts.append(f"{verdict.fewer} test(s) fewer passed than at the base")
     return parts
 
 
@@ -182,6 +193,15 @@ def _not_run_line(verdict: Verdict) -> str:
         f"the named test(s) did not run: {ids(verdict.not_run)} (no test the run selected "
         "by that name ran, so nothing shows it passes; name a test as the runner or coder "
         "prints it)"
+    )
+
+
+def _fewer_line(verdict: Verdict) -> str:
+    return (
+        f"{verdict.now.passed} test(s) passed, {verdict.fewer} fewer than before the change, and "
+        "its reporter names no passing test to say which: a test that ran before is missing "
+        "(a test removed on purpose is named by a tests_removed invariant, or in "
+        "final_answer's tests_removed)"
     )
 
 

@@ -96,7 +96,8 @@ def final_check(
     reused = " (the last step's run of it on this same tree)" if reuse else ""
     now, then = run.facts(), base.facts()
     verdict = judged_with_base_parts(now, then, final_policy(removed), probe)
-    if not verdict.passed and verdict.counted and not verdict.missing and not verdict.timed_out:
+    flakes_only = not (verdict.missing or verdict.fewer or verdict.timed_out)
+    if not verdict.passed and verdict.counted and flakes_only:
         again = passed_again(sandbox, root, base.command, timeout_s, verdict.counted)
         if again:
             policy = final_policy(removed, flaky=again)

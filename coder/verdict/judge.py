@@ -21,7 +21,9 @@ The rules both share, each a row of tests/coder/verdict/test_judge.py:
   changed counts (the change made it fail differently);
 - a test that existed at the base (red or green) and is now missing, skipped or xfailed fails
   the run, whatever the exit code, unless removed on purpose; judged only where the run lists
-  every test it ran and only for the ids it could have selected;
+  every test it ran and only for the ids it could have selected; where a run of the same
+  command cannot say which (a reporter that names no passing test), fewer passing tests than
+  at the base fail it (`fewer`), less one a test removed on purpose;
 - a test the invariant names that the run aimed at it did not run (none of the ids it covers
   passed or failed) fails, where the run lists every test it ran or ran none at all: a
   selection that runs nothing is no evidence;
@@ -32,7 +34,7 @@ The rules both share, each a row of tests/coder/verdict/test_judge.py:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from summarizers.runners.model import FAILING, NOT_RUN, PASSED, Target, covered
 
@@ -161,6 +163,9 @@ class Verdict:
     """Why missing tests were not looked for, where they could not be."""
     not_run: list[str] = field(default_factory=list)
     """Names of tests the invariant names (and the run was aimed at) of which nothing ran."""
+    fewer: int = 0
+    """How many fewer tests passed than in the base's run of the same command, where neither
+    run's ids can say which test went missing (its reporter names no passing test)."""
 
     @property
     def timed_out(self) -> bool:
@@ -189,12 +194,13 @@ def judge(now: Facts, base: Facts | None, policy: Policy) -> Verdict:
     counted = [t for t in counted if t not in policy.flaky]
     missing, removed, unjudged = _missing(now, usable, policy)
     not_run = _not_run(now, policy)
+    fewer = 0 if missing else _fewer(now, usable, policy)
     passed_before = {t for t, o in (usable.outcomes if usable else {}).items() if o == PASSED}
     regressed = sorted(t for t in {*counted, *missing} if t in passed_before)
     sections, same = _sections(now, usable)
     environment = [e for e in now.environment if not usable or e not in usable.environment]
     no_pass = False
-    if counted or missing or not_run:
+    if counted or missing or not_run or fewer:
         ok = False
     elif not now.red:
         ok = True
@@ -222,6 +228,31 @@ def judge(now: Facts, base: Facts | None, policy: Policy) -> Verdict:
         base_known=known,
         missing_unjudged=unjudged,
         not_run=not_run,
+        fewer=fewer,
+    )
+
+
+def with_missing_before(verdict: Verdict, before: Facts, policy: Policy) -> Verdict:
+    """`verdict` (a scoped run's, passed) with the tests that the same selection ran on the
+    tree before the step and that are missing now: the baseline could not say which tests the
+    selection holds (its reporter names no passing test, or its ids do not name their file).
+    Both runs are the same command, so every test of the run before is in scope, and where
+    their ids cannot say which went missing, their counts can."""
+    whole = replace(policy, scope=None)
+    missing, removed, _ = _missing(verdict.now, before, whole)
+    fewer = 0 if missing else _fewer(verdict.now, before, whole)
+    if not (missing or fewer or removed):
+        return verdict
+    passed_before = {t for t, o in before.outcomes.items() if o == PASSED}
+    regressed = sorted({*verdict.regressed, *(t for t in missing if t in passed_before)})
+    return replace(
+        verdict,
+        passed=verdict.passed and not (missing or fewer),
+        missing=sorted({*verdict.missing, *missing}),
+        removed=sorted({*verdict.removed, *removed}),
+        regressed=regressed,
+        fewer=fewer,
+        missing_unjudged="",
     )
 
 
@@ -269,6 +300,24 @@ def _missing(now: Facts, base: Facts | None, policy: Policy) -> tuple[list[str],
             continue
         (removed if covered(ident, policy.removed_on_purpose) else missing).append(ident)
     return missing, removed, ""
+
+
+def _fewer(now: Facts, base: Facts | None, policy: Policy) -> int:
+    """Passing tests short of the base's where ids cannot tell a missing test (either run's
+    reporter names no passing test): the whole command's run against the base's own, less the
+    tests failing now (counted as failures, not missing) and one for each test removed on purpose (none owed where a file or directory was removed: how many
+    tests it held is not known). 0 when the ids are judged, or the runs are not comparable."""
+    if base is None or policy.scope is not None or now.timed_out or base.timed_out:
+        return 0
+    if now.passed_count is None or base.passed_count is None or now.output_dropped:
+        return 0  # no count of the run's own, or a log cut short: its count says nothing
+    if base.all_listed and now.all_listed:
+        return 0
+    removed = policy.removed_on_purpose
+    if any(t.kind != "test" for t in removed):
+        return 0
+    failing_now = len(set(now.failing) - set(base.failing))
+    return max(0, base.passed - now.passed - failing_now - len(removed))
 
 
 def _sections(now: Facts, base: Facts | None) -> tuple[list[SectionFailure], list[SectionFailure]]:

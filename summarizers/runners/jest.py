@@ -204,7 +204,11 @@ class Jest:
         )
 
     def listing(self, args: list[str]) -> list[str]:
-        return args if "--verbose" in args else [*args, "--verbose"]
+        """`--verbose`, and the default reporter beside reporters that list no test (`summary`,
+        a dot reporter): `--verbose` lists every test only through the default one."""
+        out = args if "--verbose" in args else [*args, "--verbose"]
+        chosen = _reporters(args)
+        return out if not chosen or "default" in chosen else [*out, "--reporters=default"]
 
     def is_test_file(self, path: str) -> bool:
         return is_js_test_file(path)
@@ -216,6 +220,17 @@ class Jest:
         if reading.outcomes or reading.counts.get("passed"):
             return None
         return next((x.strip() for x in lines if _NO_TESTS.match(x.strip())), None)
+
+
+def _reporters(args: list[str]) -> list[str]:
+    """The reporters `--reporters` names (`--reporters=a`, `--reporters a`, repeated)."""
+    found: list[str] = []
+    for i, arg in enumerate(args):
+        if arg.startswith("--reporters="):
+            found.append(arg.split("=", 1)[1])
+        elif arg == "--reporters" and i + 1 < len(args):
+            found.append(args[i + 1])
+    return found
 
 
 def _tree_line(line: str, file: str, describes: list[str], outcomes: dict[str, str]) -> None:

@@ -1,7 +1,12 @@
 """node's built-in runner (`node --test`) and TAP producers like it: TAP lines, nested
 `# Subtest:` names joined as "suite > test", `# pass N` counts, `Bail out!`; and node's own
 spec reporter (`--test-reporter=spec`, its default on a terminal), read to the same ids. Ids never keep
-a duration (`# time=40.659ms`, which node-tap prints after a test's name)."""
+a duration (`# time=40.659ms`, which node-tap prints after a test's name).
+
+The `dot` reporter prints no test's name but a failing one's: one mark a test (`.` passed,
+`X` failed, suites included), then `Failed tests:` and a `✖ name` for each. Its marks are the
+run's counts and its failures are named by their own titles; the harness's own runs of the
+runner ask for TAP instead (`listing`), so that every test has an id."""
 
 from __future__ import annotations
 
@@ -31,6 +36,11 @@ BAIL_REPORTER = "@reporters/bail"
 _TIME = re.compile(r"\s*#\s*time=\s*[\d.]+\s*m?s\s*$")
 _COUNT = re.compile(r"^# (tests|pass|fail|cancelled|skipped|todo)\s+(\d+)$")
 _BAIL = re.compile(r"^\s*Bail out!(.*)$")
+_DOTS = re.compile(r"^[.X]+$")
+_FAILED_TESTS = "Failed tests:"
+_DOT_FAILURE = re.compile(r"^✖ (.+?)(?: \([\d.]+m?s\))?$")
+_QUIET_REPORTERS = frozenset({"dot"})
+"""Reporters that name no passing test: the harness's own runs get TAP in their place."""
 
 
 def stable_name(name: str) -> str:
@@ -64,7 +74,7 @@ class NodeTest:
             or line.startswith(("# suites ", "# duration_ms "))
             for line in lines
         )
-        return tap if own else tap * 0.2
+        return tap if own else max(tap * 0.2, _dot_sniff(lines))
 
     def read(self, lines: list[str]) -> Reading:
         if spec_log.is_spec(lines):
@@ -90,6 +100,8 @@ class NodeTest:
             ident = stable_name(test_path([stable_name(s) for s in stack], level, name)).strip()
             if ident:
                 outcomes[ident] = worst(outcomes.get(ident), outcome)
+        if not outcomes and (dots := _dot_reading(lines)) is not None:
+            return dots
         return Reading(
             outcomes=outcomes,
             messages=failure_messages(tap_log.parse, lines, stable_name),
@@ -155,7 +167,7 @@ class NodeTest:
             )
         if not paths and not leaves:
             return Unselectable("no test is named")
-        options = [a for a in args if a.startswith("-")]
+        options = self.listing([a for a in args if a.startswith("-")])
         if leaves and all(n.kind == TEST for n in names):
             pattern = "^(?:" + "|".join(re.escape(leaf) for leaf in leaves) + ")$"
             options.append(f"--test-name-pattern={pattern}")  # node reads options before files
@@ -165,7 +177,14 @@ class NodeTest:
         return Selected(kept, tuple(targets))
 
     def listing(self, args: list[str]) -> list[str]:
-        return args
+        """A reporter that names no passing test (`dot`) swapped for TAP, where it writes."""
+        out = list(args)
+        for i, arg in enumerate(out):
+            if arg.startswith("--test-reporter=") and arg.split("=", 1)[1] in _QUIET_REPORTERS:
+                out[i] = "--test-reporter=tap"
+            elif arg == "--test-reporter" and out[i + 1 : i + 2] and out[i + 1] in _QUIET_REPORTERS:
+                out[i + 1] = "tap"
+        return out
 
     def is_test_file(self, path: str) -> bool:
         return is_js_test_file(path)
@@ -195,6 +214,42 @@ def _bailed(lines: list[str]) -> str | None:
             reason = m.group(1).strip()
             return "the test runner bailed out" + (f" ({reason})" if reason else "")
     return None
+
+
+def _dot_sniff(lines: list[str]) -> float:
+    """The dot reporter's look: lines of marks, then its `Failed tests:`; a log of nothing but
+    marks (and npm's banner) only weakly, since other runners print progress dots too."""
+    text = [x.strip() for x in lines if x.strip()]
+    marks = [x for x in text if _DOTS.match(x)]
+    if not marks or (len(marks) > 1 and len(marks[1]) == len(marks[0]) + 1):
+        return 0.0  # drawings growing a mark at a time: node-tap's dot reporter redraws its line
+    if _FAILED_TESTS in text:
+        return 0.5
+    return 0.35 if all(_DOTS.match(x) or x.startswith("> ") for x in text) else 0.0
+
+
+def _dot_reading(lines: list[str]) -> Reading | None:
+    """The dot reporter's marks as counts and its `Failed tests:` as failures by title; None
+    when the lines hold no marks."""
+    marks = "".join(line.strip() for line in lines if _DOTS.match(line.strip()))
+    if not marks:
+        return None
+    outcomes: dict[str, str] = {}
+    messages: dict[str, str] = {}
+    listed = False
+    for i, line in enumerate(lines):
+        if line.strip() == _FAILED_TESTS:
+            listed = True
+            continue
+        failure = _DOT_FAILURE.match(line) if listed else None
+        if failure:
+            title = failure.group(1).strip()
+            outcomes[title] = FAILED
+            said = next((x.strip() for x in lines[i + 1 : i + 4] if x.strip()), "")
+            if said:
+                messages[title] = said
+    counts = {"passed": marks.count("."), "failed": marks.count("X")}
+    return Reading(outcomes=outcomes, messages=messages, counts=counts)
 
 
 def _counts(lines: list[str]) -> dict[str, int]:

@@ -163,10 +163,14 @@ def _section(span: Span, lines: list[str], runner: Runner | None, reading: Readi
 
 
 def _all_listed(reading: Reading) -> bool:
+    """The per-test lines add up to the runner's own counts; a run whose counts say it ran no
+    test lists all of none (a name selection that matched nothing: the named test is missing)."""
     counts = reading.counts
     total = counts.get("ran", counts.get("tests"))
     if total is None and any(k in counts for k in _COUNT_KEYS):
         total = sum(counts.get(k, 0) for k in _COUNT_KEYS)
+    if total == 0:
+        return not reading.outcomes
     return total is not None and len(reading.outcomes) >= total > 0
 
 

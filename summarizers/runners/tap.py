@@ -82,6 +82,9 @@ class _Read:
         return self.tests[path]
 
 
+_DOTS = re.compile(r"^\.+$")
+_QUIET_REPORTERS = frozenset({"dot", "terse", "silent"})
+"""node-tap's reporters that name no passing test: the harness's own runs get TAP instead."""
 _NO_TESTS = re.compile(r"\bNo tests? found\b|^# No tests run\b", re.IGNORECASE)
 
 
@@ -117,9 +120,14 @@ class Tap:
                 score -= 0.3  # node --test's own summary: its module reads it
             elif POINT.match(line) and line.lstrip().startswith(("ok ", "not ok ")):
                 score += 0.05
+        if score <= 0.0 and redrawn_dots(lines) is not None:
+            return 0.5
         return max(0.0, min(score, 1.0))
 
     def read(self, lines: list[str]) -> Reading:
+        dots = redrawn_dots(lines)
+        if dots is not None and not any(POINT.match(x) for x in lines):
+            return _dot_reading(lines, dots)
         state = _Read()
         tape = not any(SUBTEST.match(line) or "# time=" in line for line in lines)
         stack: list[str] = []  # names of the open subtests, one per indent level
@@ -242,8 +250,21 @@ class Tap:
         return Selected(new, targets_by_path(names, project, SEPARATOR, files))
 
     def listing(self, args: list[str]) -> list[str]:
-        chosen = any(a in ("-R", "--reporter") or a.startswith(("-R", "--reporter=")) for a in args)
-        return args if chosen else ["--reporter=tap", *args]
+        """TAP unless the command picks a reporter that names its tests (a quiet one, `dot`,
+        `terse`, `silent`, is swapped for TAP)."""
+        out = list(args)
+        chosen = False
+        for i, arg in enumerate(out):
+            if arg in ("-R", "--reporter"):
+                chosen = True
+                if out[i + 1 : i + 2] and out[i + 1] in _QUIET_REPORTERS:
+                    out[i + 1] = "tap"
+            elif arg.startswith(("-R", "--reporter=")):
+                chosen = True
+                flag = "--reporter=" if arg.startswith("--reporter=") else "-R"
+                if arg.removeprefix(flag) in _QUIET_REPORTERS:
+                    out[i] = f"{flag}tap"
+        return out if chosen else ["--reporter=tap", *out]
 
     def is_test_file(self, path: str) -> bool:
         return is_js_test_file(path)
@@ -337,6 +358,28 @@ def _reading(state: _Read) -> Reading:
         counts=counts,
         locations=locations,
     )
+
+
+def redrawn_dots(lines: list[str]) -> int | None:
+    """node-tap's `dot` reporter redraws one line of dots (one a result, whatever its outcome):
+    how many its last drawing holds; None when the lines are no such drawing (the drawings
+    start at one dot and grow one at a time, unlike node's own dot reporter's full rows)."""
+    text = [x.strip() for x in lines if x.strip() and not x.startswith("> ")]
+    marks = [x for x in text if _DOTS.match(x)]
+    if not marks:
+        return None
+    grows = all(len(b) == len(a) + 1 for a, b in zip(marks, marks[1:], strict=False))
+    if len(marks[0]) != 1 or not grows:
+        return None
+    return len(marks[-1])
+
+
+def _dot_reading(lines: list[str], dots: int) -> Reading:
+    """Counts from the dots: every one passed when nothing follows them (a failure is drawn
+    as a dot too, its details printed after the dots); otherwise no count (the exit says)."""
+    text = [x.strip() for x in lines if x.strip() and not x.startswith("> ")]
+    last = max(i for i, x in enumerate(text) if _DOTS.match(x))
+    return Reading(counts={"passed": dots} if last == len(text) - 1 else {})
 
 
 def major_version(spec: str) -> int | None:

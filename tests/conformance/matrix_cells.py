@@ -252,27 +252,10 @@ def _fast(cell: Cell) -> bool:
     return key in FAST
 
 
-DELETED = (
-    "a test the step deleted is not counted missing where the run lists nothing else (a name "
-    "selection) or the baseline's reporter listed no ids; the final check does not compare counts"
-)
-QUIET = "output with no per-test lines: the baseline counts 0 passed for a green suite"
-
-
-KNOWN_WRONG: dict[str, str] = {
-    "jest | file | green | deleted test": DELETED,
-    "jest | file | quiet | proving test": QUIET,
-    "mocha | file | green | deleted test": DELETED,
-    "node --test | file | green | deleted test": DELETED,
-    "node --test | file | quiet | proving test": QUIET,
-    "node --test | file | quiet | right fix": QUIET,
-    "node --test | file | quiet | wrong fix": QUIET,
-    "node-tap | file | quiet | right fix": QUIET,
-    "vitest | file | green | deleted test": DELETED,
-}
+KNOWN_WRONG: dict[str, str] = {}
 """Cells whose verdict is still wrong, each with why: the cell keeps asserting the verdict the
 specification gives and runs as a strict expected failure, so it fails the day it comes right
-(then it leaves this table). Issue 30 stays open while this table is not empty."""
+(then it leaves this table). Empty: every cell holds."""
 
 
 def _marks(cell: Cell) -> tuple:

@@ -512,3 +512,50 @@ def test_jest_console_header_is_not_a_failing_test():
     r = RUNNERS["jest"].read(lines)
     assert r.outcomes == {}
     assert r.counts["passed"] == 4 and r.counts["failed"] == 0
+
+
+# --- reporters that print no per-test line ----------------------------------------------------
+
+
+def test_node_dot_reporter_counts_its_marks_and_names_its_failures():
+    """`node --test --test-reporter=dot` in a package script: one mark a test or suite."""
+    lines = prepare((DATA / "node_dot.log").read_text()).lines
+    scores = {n: r.sniff(lines) for n, r in RUNNERS.items()}
+    assert max(scores, key=lambda n: scores[n]) == "node-test", scores
+    r = RUNNERS["node-test"].read(lines)
+    assert r.counts == {"passed": 5, "failed": 2}
+    assert r.outcomes == {"two": FAILED, "calc": FAILED}
+    assert r.messages["two"].startswith("AssertionError")
+
+
+def test_node_tap_dot_reporter_counts_its_last_drawing():
+    """node-tap's dot reporter redraws one line: the last drawing's dots, not every drawing's."""
+    lines = prepare((DATA / "tap_dot.log").read_text()).lines
+    scores = {n: r.sniff(lines) for n, r in RUNNERS.items()}
+    assert max(scores, key=lambda n: scores[n]) == "tap", scores
+    assert RUNNERS["tap"].read(lines).counts == {"passed": 4}
+
+
+def test_the_harness_runs_ask_quiet_reporters_for_every_test():
+    assert RUNNERS["node-test"].listing(["--test-reporter=dot"]) == ["--test-reporter=tap"]
+    assert RUNNERS["tap"].listing(["-R", "dot"]) == ["-R", "tap"]
+    assert RUNNERS["tap"].listing(["--reporter=base"]) == ["--reporter=base"]
+    assert RUNNERS["jest"].listing(["--reporters=summary"]) == [
+        "--reporters=summary",
+        "--verbose",
+        "--reporters=default",
+    ]
+
+
+def test_real_jest_summary_reporter_run_still_names_every_test(js_project):
+    _write(
+        js_project,
+        {
+            "package.json": '{"jest": {"testEnvironment": "node"}}',
+            "test/a.test.js": "test('one', () => expect(1).toBe(1))\ntest('two', () => {})\n",
+        },
+    )
+    code, lines = _run(js_project, "jest", ["--silent", "--reporters=summary"], ["test/a.test.js"])
+    r = RUNNERS["jest"].read(lines)
+    assert code == 0, "\n".join(lines)
+    assert r.outcomes == {"test/a.test.js > one": PASSED, "test/a.test.js > two": PASSED}
