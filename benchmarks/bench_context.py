@@ -55,7 +55,7 @@ from prompt_cache import PLAIN, READ, WRITE, Bill, simulate  # noqa: E402
 
 from coder.bench.fixtures import MODES, Fixture, load_fixtures  # noqa: E402
 from coder.bench.runner import FIXTURE_ENV, _make_repo  # noqa: E402
-from coder.loop.context import (  # noqa: E402
+from coder.loop.conversation.context import (  # noqa: E402
     BatchMasking,
     ContextPolicy,
     Conversation,

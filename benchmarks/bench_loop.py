@@ -30,7 +30,7 @@ from gitrepo import make_repo, write_script  # noqa: E402
 from coder.bench.fixtures import load_fixtures  # noqa: E402
 from coder.bench.runner import FIXTURE_ENV, _make_repo  # noqa: E402
 from coder.loop.runner import RunOptions, run_task  # noqa: E402
-from coder.loop.trace import read_trace  # noqa: E402
+from coder.loop.state.trace import read_trace  # noqa: E402
 
 
 def big_repo(path: Path, files: int) -> Path:

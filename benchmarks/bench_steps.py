@@ -31,7 +31,7 @@ from phase_model import PhaseModel  # noqa: E402
 from three_steps import independent_phases, make_three  # noqa: E402
 
 from coder.loop.runner import RunOptions, run_task  # noqa: E402
-from coder.loop.trace import read_trace  # noqa: E402
+from coder.loop.state.trace import read_trace  # noqa: E402
 
 CEILING = 0.6
 """Issue 33: three independent steps together take at most 0.6x the time one at a time."""

@@ -46,7 +46,7 @@ from coder.bench.fixtures import load_fixtures  # noqa: E402
 from coder.bench.runner import FIXTURE_ENV, _make_repo  # noqa: E402
 from coder.loop.modes import MODES  # noqa: E402
 from coder.loop.runner import RunOptions, run_task  # noqa: E402
-from coder.loop.trace import read_trace  # noqa: E402
+from coder.loop.state.trace import read_trace  # noqa: E402
 from coder.models.base import ToolSpec  # noqa: E402
 from coder.models.openai_model import reply_from_openai  # noqa: E402
 

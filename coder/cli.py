@@ -479,7 +479,7 @@ def _resumable(outcome: RunOutcome) -> bool:
 def _usage(work: Callable[[], T]) -> T:
     """`work`, with bad input turned into its lines on stderr and exit 2 (a plan file's
     problems first, as `coder check-plan` prints them)."""
-    from coder.loop.usage import UsageError
+    from coder.loop.state.usage import UsageError
 
     try:
         return work()
@@ -514,7 +514,7 @@ def apply_change(
 
     Exit 0 applied; 1 not applied (the reason is printed); 2 not a run directory, or run files
     that disagree with the run's branch; 130 interrupted (before the switch: nothing changed)."""
-    from coder.loop.apply import ApplyInputError, apply_run_dir
+    from coder.loop.apply.apply import ApplyInputError, apply_run_dir
 
     def announce(line: str) -> None:
         err.print(markup_safe(line), highlight=False, soft_wrap=True)
@@ -588,8 +588,8 @@ def _run_dir_named(given: Path) -> Path:
     under the repository's `.coder/runs/` (a path that exists is taken as given)."""
     if given.exists() or len(given.parts) != 1:
         return given
-    from coder.loop.rundirs import coder_path
-    from coder.loop.usage import UsageError
+    from coder.loop.state.rundirs import coder_path
+    from coder.loop.state.usage import UsageError
     from sandbox.gitcli import GitError, git_line
 
     try:
@@ -839,7 +839,7 @@ def _sigterm_as_interrupt() -> None:
     and the message says it was SIGTERM."""
 
     def handler(signum: int, frame: object) -> None:
-        from coder.loop.state import Terminated
+        from coder.loop.state.state import Terminated
 
         raise Terminated
 

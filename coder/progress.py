@@ -22,9 +22,9 @@ from rich.status import Status
 from rich.text import Text
 
 from coder.display import map_strings, markup_safe
-from coder.loop.redact import Redactor
 from coder.models.pricing import cost_usd
 from coder.verdict.baseline import ENVIRONMENT_FIX
+from sandbox.redact import Redactor
 
 MARK = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "unverified": "[yellow]?[/]"}
 

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from coder.attempts.show import render_candidates
 from coder.display import markup_safe as m
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 
 def render_run(

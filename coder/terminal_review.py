@@ -1,4 +1,4 @@
-"""The person at the terminal who approves plans under --approve (coder.loop.approval's
+"""The person at the terminal who approves plans under --approve (coder.loop.plan.approval's
 Reviewer): the plan as a table, one answer a prompt, and their editor on the plan's JSON."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from coder.loop.approval import EditorUnavailable
+from coder.loop.plan.approval import EditorUnavailable
 from coder.plan_table import plan_table, plan_title
 from contracts.result import PlanSource
 from contracts.validation import ValidPlan

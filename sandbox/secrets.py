@@ -1,7 +1,7 @@
 """Finding a secret the harness holds in whatever a run writes out: a file it would commit, the
 patch, result.json, a trace line.
 
-Redaction (coder/loop/redact.py) replaces the forms it can locate exactly. A command can do
+Redaction (sandbox/redact.py) replaces the forms it can locate exactly. A command can do
 more to a key than encode it: reverse it, put spaces or dashes between its characters, split it
 over lines, base32 it, gzip it into a file. So the search here works on a squashed view of the
 text: percent-decoded, lower-cased, every character that is not a letter or a digit dropped,

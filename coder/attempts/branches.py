@@ -16,7 +16,7 @@ from pathlib import Path
 
 from coder.attempts.facts import load_result
 from coder.attempts.job import label
-from coder.loop.outputs import save_result
+from coder.loop.run.outputs import save_result
 from sandbox.gitcli import git, git_ok
 
 STATE_FILE = "state.json"

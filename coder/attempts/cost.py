@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from coder.loop import prompts
+from coder.loop.conversation import prompts
 from coder.models.pricing import cost_usd
 from coder.models.registry import known_calls
 from coder.tools.specs import PLAN_TOOLS, REACT_TOOLS, tool_specs

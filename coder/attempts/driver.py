@@ -29,12 +29,12 @@ from coder.bench.executors import make_executor
 from coder.bench.jobs import Executor, ExecutorUnavailable
 from coder.config import ConfigError, RepoConfig, confinement, detect_test_cmd, load_repo_config
 from coder.loop.modes import MODES
-from coder.loop.outputs import save_result
-from coder.loop.rundirs import coder_path, discard_run_dir, first_missing
+from coder.loop.run.outputs import save_result
 from coder.loop.runner import RunOptions, RunOutcome, take_change, top_level
-from coder.loop.state import Limits
-from coder.loop.trace import TraceWriter
-from coder.loop.usage import UsageError
+from coder.loop.state.rundirs import coder_path, discard_run_dir, first_missing
+from coder.loop.state.state import Limits
+from coder.loop.state.trace import TraceWriter
+from coder.loop.state.usage import UsageError
 from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, make_model
 from sandbox.environment import NamedEnv

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from coder.attempts.selection import Attempted
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from contracts.result import RunResult
 from sandbox.gitcli import git
 

@@ -34,7 +34,7 @@ class AttemptJob:
 
     def run(self) -> Row:
         from coder.loop.runner import run_task
-        from coder.loop.usage import UsageError
+        from coder.loop.state.usage import UsageError
 
         if self.own_process:
             _sigterm_ends_the_run()
@@ -93,7 +93,7 @@ def _sigterm_ends_the_run() -> None:
         return
 
     def handler(signum: int, frame: object) -> None:
-        from coder.loop.state import Terminated
+        from coder.loop.state.state import Terminated
 
         raise Terminated
 

@@ -14,7 +14,7 @@ from coder.attempts.job import label
 from coder.attempts.own_proofs import with_own_proofs
 from coder.attempts.selection import Attempted, Exchange, agreed
 from coder.bench.jobs import Row
-from coder.loop.trace import TraceWriter
+from coder.loop.state.trace import TraceWriter
 
 
 class EnoughAgree(Exception):

@@ -16,7 +16,7 @@ from typing import Any
 
 from coder.ci.gitrefs import changed_paths, file_at
 from coder.ci.symbols import file_symbol_changes
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from contracts.result import RunResult
 from sandbox.globs import normalize_path
 from sandbox.policy import out_of_scope

@@ -242,8 +242,8 @@ def _run_and_push(
     report: FixReport,
 ) -> FixReport:
     from coder.config import DEFAULT_PROTECTED
-    from coder.loop.rundirs import coder_path
     from coder.loop.runner import RunOptions, UsageError, run_task
+    from coder.loop.state.rundirs import coder_path
     from sandbox.workspace import new_run_id
 
     run_id = new_run_id()
@@ -321,7 +321,7 @@ def _deliver(
 ) -> FixReport:
     """Push a verified fix (unless `--fail-on revert` holds), then record where it went in
     result.json and drop the run's local branch, which the pushed branch now stands for."""
-    from coder.loop.outputs import save_result
+    from coder.loop.run.outputs import save_result
 
     result, effect, fix = outcome.result, report.pr_effect, outcome.result.final_commit or ""
     said = f"; {effect.sentence}" if effect else ""

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from coder.ci.comments import FIX_MARKER
 from coder.ci.pr_effect import PrEffect, PrHunk
 from coder.ci.render import fenced, folded
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from contracts.result import PullRequestRecord, RunResult
 from summarizers.logformats.context import is_test_path
 

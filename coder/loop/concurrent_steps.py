@@ -28,10 +28,10 @@ from typing import Any, cast
 from coder.checks.base import Check
 from coder.checks.verify import verify_step
 from coder.loop import modes
-from coder.loop.failure_account import failure_account
-from coder.loop.runtime import Runtime
-from coder.loop.state import RunState
-from coder.loop.turns import Session
+from coder.loop.conversation.turns import Session
+from coder.loop.run.runtime import Runtime
+from coder.loop.state.failure_account import failure_account
+from coder.loop.state.state import RunState
 from coder.tools.toolbox import ToolBox
 from coder.verdict.trees import tree_sandbox
 from contracts.validation import CompiledStep, ValidPlan

@@ -9,10 +9,10 @@ final check is run once more. Once: a second failure ends the run `final_check_f
 
 from __future__ import annotations
 
-from coder.loop.failure_account import FAILURE_BUDGET
 from coder.loop.modes import run_steps
-from coder.loop.planning import revise_phase
-from coder.loop.runtime import Runtime
+from coder.loop.plan.planning import revise_phase
+from coder.loop.run.runtime import Runtime
+from coder.loop.state.failure_account import FAILURE_BUDGET
 from contracts.result import FinalCheck
 from summarizers.tokens import estimate_tokens
 

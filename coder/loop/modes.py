@@ -8,16 +8,16 @@ from collections.abc import Callable
 from coder.checks.base import Check, VerifyEnv
 from coder.checks.proofs import removal_reason
 from coder.checks.verify import verify_step
-from coder.loop import prompts
-from coder.loop.failure_account import failure_account
-from coder.loop.known_red import known_red
-from coder.loop.planning import first_plan, revise_phase
+from coder.loop.conversation import prompts
+from coder.loop.conversation.known_red import known_red
+from coder.loop.conversation.repo_words import repo_words
+from coder.loop.conversation.scratch import ScratchNotice
+from coder.loop.conversation.turns import Phase
+from coder.loop.plan.planning import first_plan, revise_phase
 from coder.loop.reflect import run_reflect
-from coder.loop.repo_words import repo_words
-from coder.loop.runtime import Runtime
-from coder.loop.scratch import ScratchNotice
-from coder.loop.state import RunStop, command_timeout
-from coder.loop.turns import Phase
+from coder.loop.run.runtime import Runtime
+from coder.loop.state.failure_account import failure_account
+from coder.loop.state.state import RunStop, command_timeout
 from coder.tools.specs import EXECUTE_TOOLS, REACT_TOOLS
 from coder.verdict.baseline import briefing_note
 from coder.verdict.final_check import FullRun, tree_of

@@ -12,12 +12,12 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from coder.loop.planning import plan_phase
-from coder.loop.rundirs import coder_path
+from coder.loop.plan.planning import plan_phase
+from coder.loop.run.runtime import Runtime
 from coder.loop.runner import RunOptions, open_run, prepare, top_level
-from coder.loop.runtime import Runtime
-from coder.loop.state import RunStop, Terminated
-from coder.loop.usage import UsageError
+from coder.loop.state.rundirs import coder_path
+from coder.loop.state.state import RunStop, Terminated
+from coder.loop.state.usage import UsageError
 from coder.verdict.baseline import BaselineUnrunnable
 from contracts.validation import ValidPlan
 from sandbox.workspace import Workspace, new_run_id

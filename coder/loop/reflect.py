@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from coder.loop import prompts
-from coder.loop.runtime import Runtime
-from coder.loop.state import command_timeout
-from coder.loop.turns import Phase
+from coder.loop.conversation import prompts
+from coder.loop.conversation.turns import Phase
+from coder.loop.run.runtime import Runtime
+from coder.loop.state.state import command_timeout
 from coder.tools.specs import CRITIQUE_TOOLS, CritiqueDone, usage_line
 from coder.verdict.baseline import ENVIRONMENT_FIX, Baseline
 from coder.verdict.final_check import FullRun, tree_of

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from coder.loop.apply import is_run_branch
-from coder.loop.approval import Reviewer
-from coder.loop.resume_point import ResumePoint
+from coder.loop.apply.apply import is_run_branch
+from coder.loop.plan.approval import Reviewer
+from coder.loop.run.resume_point import ResumePoint
 from coder.loop.runner import RunOptions, RunOutcome, run_task
-from coder.loop.trace import Listener, read_trace
-from coder.loop.usage import UsageError
+from coder.loop.state.trace import Listener, read_trace
+from coder.loop.state.usage import UsageError
 from contracts.result import STATUS_FOR_REASON
 from contracts.saved_run import (
     RESUMABLE,

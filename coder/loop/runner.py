@@ -25,20 +25,23 @@ from coder.config import (
     load_repo_config,
     repository_limit,
 )
-from coder.loop.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
-from coder.loop.approval import PlanApproval, Reviewer
+from coder.loop.apply.apply import ApplyInputError, ApplyOutcome, apply_run, take_hint
 from coder.loop.concurrent_steps import Together, together
-from coder.loop.context import THRESHOLD_CAP, BatchMasking, ContextPolicy
-from coder.loop.diskfull import Reserve, disk_full, unless_full
+from coder.loop.conversation.context import THRESHOLD_CAP, BatchMasking, ContextPolicy
+from coder.loop.conversation.known_red import known_red
+from coder.loop.conversation.prompts import SYSTEM_RULES
+from coder.loop.conversation.turns import Session
+from coder.loop.conversation.windows import token_limits
 from coder.loop.final_revision import revise_after_final
-from coder.loop.given_plan import load_given_plan
-from coder.loop.journal import Journal
-from coder.loop.known_red import known_red
 from coder.loop.modes import MODES
-from coder.loop.outputs import save_result, write_outputs
-from coder.loop.prompts import SYSTEM_RULES
-from coder.loop.resume_point import ResumePoint
-from coder.loop.rundirs import (
+from coder.loop.plan.approval import PlanApproval, Reviewer
+from coder.loop.plan.given_plan import load_given_plan
+from coder.loop.run.journal import Journal
+from coder.loop.run.outputs import save_result, write_outputs
+from coder.loop.run.resume_point import ResumePoint
+from coder.loop.run.runtime import Runtime
+from coder.loop.state.diskfull import Reserve, disk_full, unless_full
+from coder.loop.state.rundirs import (
     RunDirTaken,
     cache_dir,
     claim_run_dir,
@@ -47,12 +50,9 @@ from coder.loop.rundirs import (
     first_missing,
     refuse_taken,
 )
-from coder.loop.runtime import Runtime
-from coder.loop.state import Limits, RunState, RunStop, Terminated, command_timeout
-from coder.loop.trace import Listener, TraceWriter
-from coder.loop.turns import Session
-from coder.loop.usage import UsageError
-from coder.loop.windows import token_limits
+from coder.loop.state.state import Limits, RunState, RunStop, Terminated, command_timeout
+from coder.loop.state.trace import Listener, TraceWriter
+from coder.loop.state.usage import UsageError
 from coder.models.base import Model, ReportsWindow
 from coder.models.registry import ConfigError as ModelConfigError
 from coder.models.registry import default_model_spec, hosted_api_note, make_model

@@ -18,8 +18,8 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 
-from coder.loop.redact import Redactor
 from coder.models.base import ContextWindow, Message, Model, ModelReply, ReportsWindow, ToolSpec
+from sandbox.redact import Redactor
 
 
 def turn_from_reply(reply: ModelReply) -> dict[str, Any]:

@@ -88,7 +88,7 @@ class ToolBox:
         """The rolled-back attempt `restore_attempt` brings back (set by the loop per step)."""
         self.known_red: Callable[[CommandResult], str | None] | None = None
         """One line when every failure of a `run` was already there before any change (set
-        by the loop from the baseline: coder.loop.known_red); the line stands for their
+        by the loop from the baseline: coder.loop.conversation.known_red); the line stands for their
         tracebacks."""
 
     def execute(self, tool: str, args: dict[str, Any]) -> Observation:

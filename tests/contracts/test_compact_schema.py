@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from coder.loop.prompts import SYSTEM_RULES
+from coder.loop.conversation.prompts import SYSTEM_RULES
 from coder.tools.specs import EXECUTE_TOOLS, PLAN_TOOLS, REACT_TOOLS, TOOL_ARGS, tool_specs
 from contracts.invariants import INVARIANT_KINDS
 from contracts.schema import compact, plan_input_schema

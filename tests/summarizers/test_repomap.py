@@ -131,7 +131,7 @@ def test_a_symbol_the_task_names_is_listed_among_130_others(tmp_path: Path) -> N
 
 
 def test_the_map_does_not_repeat_the_heading_the_briefing_gives_it(repo: Path) -> None:
-    from coder.loop.prompts import plan_briefing, react_briefing
+    from coder.loop.conversation.prompts import plan_briefing, react_briefing
 
     repo_map = build_repo_map(repo, "verify_token")
     for briefing in (plan_briefing("t", repo_map, "pytest"), react_briefing("t", repo_map, "", "")):

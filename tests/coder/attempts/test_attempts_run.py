@@ -21,7 +21,7 @@ from calcrepo import make_calc_repo
 from clirun import coder_argv, coder_env
 from gitrepo import git, snapshot, write_script
 
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 RUN_TIMEOUT_S = 600
 

@@ -8,7 +8,7 @@ import pytest
 from calcrepo import FIX_STEP, FIX_TURNS, plan, step
 from gitrepo import git, snapshot
 
-from coder.loop.apply import ApplyInputError, apply_run, apply_run_dir, load_result
+from coder.loop.apply.apply import ApplyInputError, apply_run, apply_run_dir, load_result
 from coder.loop.runner import RunOptions, RunOutcome, run_task
 
 

@@ -11,7 +11,7 @@ import pytest
 from calcrepo import FIX_ADD, plan, step
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 KEY = "sk-ant-TESTKEY-0123456789abcdef"
 FILES = ["calc.py", "notes.txt", "scratch.md"]

@@ -17,7 +17,7 @@ from gitrepo import git, make_repo, snapshot
 from rich.console import Console
 
 from coder.loop.runner import RunOptions, UsageError, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from coder.progress import ProgressPrinter
 from coder.verdict.baseline import ENVIRONMENT_FIX, briefing_note, run_baseline
 from sandbox.confine import make_sandbox

@@ -72,7 +72,7 @@ def test_react_mode_discards_a_change_over_the_bound_with_an_observation(tmp_pat
 
 
 def test_result_json_points_at_final_patch_instead_of_holding_a_large_one(tmp_path):
-    from coder.loop.outputs import inline_patch
+    from coder.loop.run.outputs import inline_patch
 
     patch = tmp_path / "final.patch"
     patch.write_bytes(b"diff --git a/x b/x\n" + b"+" * 5000 + b"\n")

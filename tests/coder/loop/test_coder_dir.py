@@ -11,8 +11,8 @@ from gitrepo import git
 
 from coder.loop.plan_only import plan_task
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
-from coder.loop.usage import UsageError
+from coder.loop.state.trace import read_trace
+from coder.loop.state.usage import UsageError
 
 
 def commit_link(repo: Path, name: str, target: Path) -> None:

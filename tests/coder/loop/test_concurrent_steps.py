@@ -13,7 +13,7 @@ from phase_model import PhaseModel
 from three_steps import NAMES, independent_phases, make_three, plan, step, step_turns
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 
 def run(repo: Path, phases: dict, jobs: int, delay_s: float = 0.0) -> tuple:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from coder.loop.context import BatchMasking, Conversation, ResultEntry, Turn, View, measure
+from coder.loop.conversation.context import (
+    BatchMasking,
+    Conversation,
+    ResultEntry,
+    Turn,
+    View,
+    measure,
+)
 from coder.models.base import Message, ToolCallPart, ToolResultPart
 
 FIXED = 100

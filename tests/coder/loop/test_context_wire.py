@@ -16,7 +16,7 @@ from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthr
 from gitrepo import make_repo
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 NOISY = """\
 import sys

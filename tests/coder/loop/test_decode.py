@@ -1,4 +1,4 @@
-from coder.loop.decode import cut_off, decode
+from coder.loop.conversation.decode import cut_off, decode
 from coder.models.base import ModelReply, ToolCall, Usage
 from coder.tools.specs import EXECUTE_TOOLS, PLAN_TOOLS
 from contracts.decisions import Act, Ask, Final, ParseError, Stop

@@ -10,7 +10,7 @@ from calcrepo import CALC, FIX_TURNS, TESTS
 from gitrepo import make_repo, write_script
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 PYPROJECT = """\
 [tool.pytest.ini_options]

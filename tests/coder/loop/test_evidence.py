@@ -10,7 +10,7 @@ from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthr
 from gitrepo import git
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 WANTS_FLAG = "calc.py must contain `--max-cost`"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from calcrepo import plan, step
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 FIX_ADD_BREAK_SCALE = {
     "path": "calc.py",

@@ -13,8 +13,8 @@ from gitrepo import git, snapshot
 from plansupport import BROKEN_ADD, FIX_TURNS, plan_file
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
-from coder.loop.usage import UsageError
+from coder.loop.state.trace import read_trace
+from coder.loop.state.usage import UsageError
 
 
 def run(repo: Path, model: str, given: Path, **kw) -> tuple:

@@ -9,7 +9,7 @@ from calcrepo import CALC, FIX_ADD, PYPROJECT, TESTS, plan, step
 from gitrepo import make_repo
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 ENV_TEST = "import missing_dep\n\n\ndef test_dep():\n    assert missing_dep\n"
 FINISH = {"tool": "finish_step", "input": {"summary": "done"}}

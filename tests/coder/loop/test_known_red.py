@@ -12,7 +12,7 @@ from calcrepo import CALC, FIX_ADD, PYPROJECT, TESTS, step
 from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthropic
 from gitrepo import make_repo
 
-from coder.loop.known_red import SHOWN_IDS, known_red
+from coder.loop.conversation.known_red import SHOWN_IDS, known_red
 from coder.loop.runner import RunOptions, run_task
 from coder.tools.toolbox import ToolBox
 from coder.verdict.baseline import run_baseline

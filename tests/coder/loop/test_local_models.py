@@ -21,7 +21,7 @@ from fake_model_servers import (
 from gitrepo import git, make_repo
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 MODEL = "openai:gemma-3-270m"
 FIXED = [

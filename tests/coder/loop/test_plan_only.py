@@ -13,8 +13,8 @@ from plansupport import ADD_SUB
 
 from coder.loop.plan_only import plan_task
 from coder.loop.runner import RunOptions
-from coder.loop.trace import read_trace
-from coder.loop.usage import UsageError
+from coder.loop.state.trace import read_trace
+from coder.loop.state.usage import UsageError
 from contracts.validation import load_plan_file
 
 

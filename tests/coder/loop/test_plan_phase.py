@@ -12,7 +12,7 @@ from gitrepo import git, make_repo
 from rich.console import Console
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from coder.progress import ProgressPrinter
 from coder.show import render_run
 

@@ -18,7 +18,7 @@ from rich.console import Console
 
 from coder.bench.report import billed_in, summarize
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from coder.show import render_run
 
 CALLS = [

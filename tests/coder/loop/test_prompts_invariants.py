@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from coder.loop.prompts import plan_briefing
+from coder.loop.conversation.prompts import plan_briefing
 from contracts.compiler import COMPILABLE_FORMS, compile_invariant
 from contracts.invariants import INVARIANT_KINDS
 
@@ -30,7 +30,7 @@ def test_the_briefing_s_own_examples_compile_to_what_it_says() -> None:
 
 
 def test_the_planner_is_asked_for_a_proven_regression_test_and_told_the_forms() -> None:
-    from coder.loop.prompts import plan_briefing
+    from coder.loop.conversation.prompts import plan_briefing
 
     briefing = plan_briefing("Fix the off-by-one in paginate()", "(map)", "pytest -q")
     assert "A bug fix should come with a regression test proven to catch the bug" in briefing

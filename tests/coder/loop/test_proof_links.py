@@ -12,7 +12,7 @@ from calcrepo import FIX_ADD, plan, step
 from gitrepo import git
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 CANARY = "ROOT_ONLY_CANARY_7731"
 

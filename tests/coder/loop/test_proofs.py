@@ -9,7 +9,7 @@ from calcrepo import FIX_ADD, plan, step
 from gitrepo import git, snapshot
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 NEW_TEST = "\n\ndef test_add_negative():\n    assert add(-1, -2) == -3\n"
 VACUOUS_TEST = "\n\ndef test_scale_three():\n    assert scale(1, 3) == 3\n"

@@ -9,7 +9,7 @@ from calcrepo import FIX_ADD, plan, step
 from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthropic
 from gitrepo import git
 
-from coder.loop.repo_words import BUDGET_CHARS, agent_files, repo_words
+from coder.loop.conversation.repo_words import BUDGET_CHARS, agent_files, repo_words
 from coder.loop.runner import RunOptions, run_task
 
 ROOT_WORDS = "Run the tests with `python -m pytest -q`.\nIgnore the protected paths."

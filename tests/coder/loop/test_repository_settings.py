@@ -19,7 +19,7 @@ from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthr
 from gitrepo import git, write_script
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from sandbox.confine import bwrap_unavailable_reason
 
 needs_bwrap = pytest.mark.skipif(

@@ -11,11 +11,11 @@ from calcrepo import FIX_STEP, plan
 from gitrepo import git, make_repo, snapshot
 from plansupport import ADD_SUB, BROKEN_ADD, FIX_TURNS, SUB, SUB_TURNS
 
-from coder.loop.apply import apply_run_dir
+from coder.loop.apply.apply import apply_run_dir
 from coder.loop.resume import ResumeOptions, resume_task
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
-from coder.loop.usage import UsageError
+from coder.loop.state.trace import read_trace
+from coder.loop.state.usage import UsageError
 from contracts.saved_run import load_saved_run
 
 PARTIAL_SUB = {**SUB, "new_text": "def sub_half_done(a, b):\n    pass\n\n\ndef scale("}

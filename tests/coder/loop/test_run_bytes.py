@@ -10,7 +10,7 @@ from calcrepo import PYPROJECT, step
 from gitrepo import git, make_repo
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\r\n\r"
 LEGACY = "# café\r\nname = 'Zoë'\r\nother = 1\r\n".encode("latin-1")

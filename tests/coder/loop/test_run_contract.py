@@ -9,7 +9,7 @@ from calcrepo import FIX_ADD, FIX_STEP, plan, step
 from gitrepo import git, snapshot
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 
 def run(repo: Path, model: str, **kw) -> tuple:

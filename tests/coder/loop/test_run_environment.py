@@ -10,7 +10,7 @@ from calcrepo import FIX_ADD, plan, step
 from gitrepo import git, snapshot
 
 from coder.loop.runner import RunOptions, UsageError, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from sandbox.confine import bwrap_unavailable_reason
 
 needs_bwrap = pytest.mark.skipif(

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from coder.loop.reflect import run_account
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from coder.progress import ProgressPrinter
 from coder.show import render_run
 from coder.verdict.baseline import run_baseline

@@ -10,7 +10,7 @@ from calcrepo import FIX_ADD, plan, step
 from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthropic
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from coder.verdict.scoping import command_for_paths, paths_briefing
 from summarizers.runners.commands import NODE_BIN_PATH
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from calcrepo import FIX_ADD, FIX_STEP, plan
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 FINISH = {"tool": "finish_step", "input": {"summary": "fixed"}}
 SCRATCH = {"tool": "run", "input": {"command": "echo ran >> ran.log && echo x > reproduce.py"}}

@@ -14,7 +14,7 @@ from calcrepo import FIX_ADD, plan, step
 from gitrepo import git
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from sandbox.secrets import SecretScan
 
 SECRET = "sk-ant-api03-Zq7xK2pLm9Wv4Rt8Yb6Nc1Hd5Jf3Gs0"

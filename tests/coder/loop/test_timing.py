@@ -10,7 +10,7 @@ from fake_model_servers import Reply, anthropic_message, anthropic_tool_use, fak
 from rich.console import Console
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from coder.show import render_run
 
 SLOW_CHECK = "python -c 'import time; time.sleep(0.6)'"

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from coder.loop.trace import TraceWriter, read_trace
+from coder.loop.state.trace import TraceWriter, read_trace
 from contracts.saved_run import STATE_FILE, SavedLimits, SavedRun, load_saved_run, save_run
 
 THREADS = 6

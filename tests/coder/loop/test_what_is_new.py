@@ -11,7 +11,7 @@ from calcrepo import FIX_ADD, FIX_STEP, plan
 from fake_model_servers import anthropic_message, anthropic_tool_use, fake_anthropic
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 from contracts.compiler import COMPILABLE_FORMS
 
 WRONG_FIX = {

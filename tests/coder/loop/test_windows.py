@@ -1,4 +1,4 @@
-from coder.loop.windows import (
+from coder.loop.conversation.windows import (
     DEFAULT_CONTEXT_TOKENS,
     DEFAULT_REPLY_TOKENS,
     TokenLimits,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from calcrepo import CALC, FIX_ADD
 
-from coder.loop.prompts import ENVIRONMENTAL_FAILURE, revision_briefing
+from coder.loop.conversation.prompts import ENVIRONMENTAL_FAILURE, revision_briefing
 from coder.verdict.evidence import environmental, final_detail, step_head
 from coder.verdict.judge import Facts, SectionFailure, final_policy, judge, step_policy
 from coder.verdict.run import environment_failures, read_run, run_tests

@@ -6,7 +6,7 @@ from __future__ import annotations
 from calcrepo import plan, step
 
 from coder.loop.runner import RunOptions, run_task
-from coder.loop.trace import read_trace
+from coder.loop.state.trace import read_trace
 
 REWRITER = """import pytest
 

@@ -12,11 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from coder.loop.context import ContextPolicy, Conversation, ResultEntry, Turn, View, fixed_tokens
-from coder.loop.decode import cut_off, decode, printable_reply
-from coder.loop.state import Limits, RunState, RunStop, command_timeout, model_timeout
-from coder.loop.trace import TraceWriter
-from coder.loop.windows import TokenLimits, shrink_to
+from coder.loop.conversation.context import (
+    ContextPolicy,
+    Conversation,
+    ResultEntry,
+    Turn,
+    View,
+    fixed_tokens,
+)
+from coder.loop.conversation.decode import cut_off, decode, printable_reply
+from coder.loop.conversation.windows import TokenLimits, shrink_to
+from coder.loop.state.state import Limits, RunState, RunStop, command_timeout, model_timeout
+from coder.loop.state.trace import TraceWriter
 from coder.models.base import (
     ContextOverflow,
     Message,

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from coder.loop import prompts
-from coder.loop.repo_words import repo_words
-from coder.loop.runtime import Runtime
-from coder.loop.turns import Phase
+from coder.loop.conversation import prompts
+from coder.loop.conversation.repo_words import repo_words
+from coder.loop.conversation.turns import Phase
+from coder.loop.run.runtime import Runtime
 from coder.tools.specs import PLAN_TOOLS
 from coder.verdict.baseline import briefing_note
 from coder.verdict.scoping import paths_briefing

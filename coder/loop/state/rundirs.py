@@ -17,7 +17,7 @@ import os
 import shutil
 from pathlib import Path
 
-from coder.loop.usage import UsageError
+from coder.loop.state.usage import UsageError
 
 CODER_DIR = ".coder"
 RUN_FILES = ("trace.jsonl", "result.json", "state.json", "final.patch", "plan.v1.json")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from coder.loop.redact import Redactor
+from sandbox.redact import Redactor
 
 Listener = Callable[[dict[str, Any]], None]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coder.loop.usage import UsageError
+from coder.loop.state.usage import UsageError
 from contracts.paths import is_glob
 from contracts.validation import ValidPlan, load_plan_file
 from sandbox.policy import PathPolicy

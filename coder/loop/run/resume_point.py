@@ -12,9 +12,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from coder.loop.journal import restored_baseline
-from coder.loop.runtime import Runtime
-from coder.loop.state import Spent
+from coder.loop.run.journal import restored_baseline
+from coder.loop.run.runtime import Runtime
+from coder.loop.state.state import Spent
 from contracts.saved_run import SavedRun, save_run
 from contracts.validation import ValidPlan
 from sandbox.workspace import Workspace

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from coder.loop.given_plan import escaping_files
-from coder.loop.planning import record_version
-from coder.loop.runtime import Runtime
-from coder.loop.state import RunStop
+from coder.loop.plan.given_plan import escaping_files
+from coder.loop.plan.planning import record_version
+from coder.loop.run.runtime import Runtime
+from coder.loop.state.state import RunStop
 from contracts.result import PlanSource
 from contracts.schema import json_schema
 from contracts.validation import SCHEMA_KEY, ValidPlan, validate_plan

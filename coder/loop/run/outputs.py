@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coder.loop.diskfull import disk_full
+from coder.loop.state.diskfull import disk_full
 from coder.models.pricing import billed_input
 from contracts.result import STATUS_FOR_REASON, FinalCheck, RunResult, Timing, Tokens
 from sandbox.gitcli import git, git_to_file
@@ -17,8 +17,8 @@ PATCH_INLINE_BYTES = 4 << 20
 final.patch (a step's change is bounded, a run's many steps are not)."""
 
 if TYPE_CHECKING:
-    from coder.loop.runtime import Runtime
-    from coder.loop.state import RunState, Spent
+    from coder.loop.run.runtime import Runtime
+    from coder.loop.state.state import RunState, Spent
 
 
 def write_outputs(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Protocol
 
-from coder.loop.runtime import Runtime
+from coder.loop.run.runtime import Runtime
 from coder.verdict.baseline import Baseline
 from coder.verdict.run import restored_run
 from contracts.result import Timing

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from coder.loop.applytree import (
+from coder.loop.apply.applytree import (
     Change,
     change_in_head,
     dry_run,
@@ -40,7 +40,7 @@ from coder.loop.applytree import (
     remove_stale_indexes,
     switch,
 )
-from coder.loop.outputs import save_result
+from coder.loop.run.outputs import save_result
 from contracts.result import RunResult
 from sandbox.gitcli import GitError, git, git_line, git_ok, split_z
 from sandbox.workspace import uncommitted_changes

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
-from coder.loop.failure_account import FailureAccount
+from coder.loop.state.failure_account import FailureAccount
 from contracts.result import InvariantOutcome, PlanSource, StepOutcome
 from contracts.validation import ValidPlan
 
@@ -47,7 +47,7 @@ class Limits:
     """Where the two limits above came from (flags, config, the server's window, defaults)."""
     mask_threshold: int | None = None
     """Context tokens of a phase past which old outputs are masked (default: context_tokens,
-    at most 32k); see coder/loop/context.py."""
+    at most 32k); see coder/loop/conversation/context.py."""
 
 
 def command_timeout(limits: Limits, state: RunState) -> float:

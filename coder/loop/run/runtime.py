@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from coder.loop.state import Limits, RunState
-from coder.loop.trace import TraceWriter
-from coder.loop.turns import Session
+from coder.loop.conversation.turns import Session
+from coder.loop.state.state import Limits, RunState
+from coder.loop.state.trace import TraceWriter
 from coder.tools.toolbox import ToolBox
 from coder.verdict.base_probe import BaseProbe
 from coder.verdict.baseline import Baseline
@@ -21,7 +21,7 @@ from sandbox.confine import Sandbox
 
 
 class Approval(Protocol):
-    """A person who sees each plan version before it runs (`coder.loop.approval.PlanApproval`);
+    """A person who sees each plan version before it runs (`coder.loop.plan.approval.PlanApproval`);
     declared here so the runtime needs nothing of the approval, which needs the runtime."""
 
     def review(

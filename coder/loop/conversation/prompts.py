@@ -59,7 +59,7 @@ def plan_briefing(
 ) -> str:
     """`baseline`: what the test command said before any change (tests already failing, a
     likely missing environment), so no step is made to demand a test red for another reason.
-    `repo_words`: the repository's AGENTS.md, quoted (`coder.loop.repo_words`).
+    `repo_words`: the repository's AGENTS.md, quoted (`coder.loop.conversation.repo_words`).
     `paths_run`: the command a `tests_pass` with paths runs (coder.verdict.scoping)."""
     forms = "\n".join(f"- {form}" for form in COMPILABLE_FORMS)
     base = f"{baseline}\n\n" if baseline else ""
@@ -178,7 +178,7 @@ def step_briefing(
     """`plan`: whose goal and notes the step is told; `repo_words`: the repository's own
     instructions for agents (AGENTS.md), shown as quoted material; `paths_command`: the exact
     command a `tests_pass` with paths runs, shown beside it; `base`: what was red before any
-    change (coder.loop.known_red), which the step's fresh conversation would rediscover."""
+    change (coder.loop.conversation.known_red), which the step's fresh conversation would rediscover."""
     contract = step.contract
     checks = (
         "\n".join(f"  - {describe(inv)}{_runs(inv, paths_command)}" for inv in step.invariants)

@@ -1,0 +1,1 @@
+"""Taking a verified change into the user's tree."""

@@ -1,0 +1,1 @@
+"""The plan: the planning phase, a person's plan, and approval."""
