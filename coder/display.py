@@ -65,6 +65,11 @@ def plain(text: str) -> str:
     return _CONTROLS.sub("", _SEQUENCES.sub("", text))
 
 
+def markup_lines(text: object) -> str:
+    """Outside text for a table cell, which wraps anyway: printable, its line breaks kept."""
+    return escape(plain(str(text).replace("\r\n", "\n")))
+
+
 def markup_safe(text: object) -> str:
     """Outside text to put inside a rich markup string: shown exactly as printable text, on
     one line."""

@@ -18,6 +18,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from coder.attempts.show import render_candidates
+from coder.display import markup_lines
 from coder.display import markup_safe as m
 from coder.loop.state.trace import read_trace
 
@@ -178,7 +179,7 @@ def _row(table: Table, e: dict[str, Any], attempt: dict[str, int]) -> None:
             str(attempt.get(step, "")),
             m(e["kind"]),
             f"[{style}]{m(status)}[/]",
-            m(_clip(str(e.get("evidence", "")))),
+            markup_lines(_clip(str(e.get("evidence", "")))),
         )
     elif kind == "rollback":
         note = (

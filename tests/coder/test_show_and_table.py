@@ -85,3 +85,21 @@ def _column(text: str, index: int) -> str:
         if len(cols) > index:
             parts.append(cols[index].strip())
     return "".join(parts)
+
+
+def test_an_evidence_of_several_lines_is_shown_on_its_lines_not_as_escapes():
+    """A proof's evidence holds a line break; `coder show` printed it as a literal `\\n`."""
+    from coder.show import _steps
+
+    console = Console(width=120, record=True)
+    event = {
+        "type": "verification",
+        "step": "fix",
+        "kind": "tests_fail_before",
+        "status": "passed",
+        "evidence": "1 test(s) failed before the change\nthe test command without the hook",
+    }
+    _steps(console, [event], [])
+    out = console.export_text()
+    assert "\\n" not in out
+    assert "1 test(s) failed before the change" in out and "the test command without" in out

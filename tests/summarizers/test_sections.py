@@ -10,6 +10,7 @@ import pytest
 
 from summarizers.logformats.prep import prepare
 from summarizers.logs import compact_log
+from summarizers.logsections import compact_sections
 from summarizers.runners.model import BUILD, HOOK, LINT, SECTION_MARK, TESTS, TYPECHECK
 from summarizers.runners.sections import Span, split_sections
 from summarizers.tokens import estimate_tokens
@@ -169,3 +170,11 @@ def test_one_runner_log_is_compacted_by_its_runner_module(log, failing):
     assert set(failing) <= set(compact.failing)
     assert all("time=" not in f for f in compact.failing)
     assert all(f"FAILED {f}" in compact.text for f in failing)
+
+
+def test_a_sections_count_is_the_runners_own_where_two_tests_share_a_title():
+    """yargs-parser's suite has two tests of one full title: mocha says 291 passing and the
+    model was told 289 (ids are unique); the header says what the runner counted."""
+    lines = prepare((DATA / "mocha_duplicate_titles.log").read_text()).lines
+    text = compact_sections(lines, split_sections(lines), 200, 0).text
+    assert "(tests) passed; 3 passed]" in text, text
