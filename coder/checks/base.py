@@ -67,6 +67,9 @@ class VerifyEnv:
     removal_allowed: str = ""
     """Why tests that ran at the base may be removed (the task asks for it, the user wrote
     the plan), in words for the evidence; empty: they may not."""
+    base_commit: str | None = None
+    """The run's base: where a test "ran at the base" is asked of the tree itself when the
+    baseline's run names no test (a reporter that lists files, not tests)."""
 
 
 Checker = Callable[[Any, CompiledStep, VerifyEnv], Check]

@@ -242,6 +242,7 @@ def _verify_env(rt: Runtime, checkpoint_sha: str) -> VerifyEnv:
         baseline=rt.baseline,
         probe=rt.probe,
         removal_allowed=removal_reason(rt.task, _plan_by_user(rt)),
+        base_commit=rt.base_commit,
     )
 
 

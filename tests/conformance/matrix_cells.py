@@ -9,7 +9,9 @@ what coder does today:
 - a new test that fails before and passes after proves the step, named by file (the tests the
   step added or changed there), directory, glob, or id in any spelling; a new test that passes
   before proves nothing;
-- a deleted test fails the step (and so the run) unless a `tests_removed` names it;
+- a deleted test fails the step (and so the run) unless a `tests_removed` names it, and a
+  `tests_removed` of a test that ran at the base holds only where the task asks for the
+  removal (issue 32), whether or not the baseline's reporter names that test;
 - a test red at the base for another reason is discounted in `tests_pass` and in the proof;
 - a hook or lint red at the base the same way fails neither the step nor the final check, and
   the final check's evidence names it; one green at the base and red now fails the run;
@@ -19,13 +21,13 @@ what coder does today:
 - output with no per-test lines is judged by exit code and counts, never "passed (0 tests)";
 - a runner coder does not know runs whole, judged by exit code and counts, and says so.
 
-Which cells: not the cross product, the cells where the behaviour can differ; 205 in all.
-- On a green base (125 cells) the form decides what runs, so the changes that pass or fail
+Which cells: not the cross product, the cells where the behaviour can differ; 209 in all.
+- On a green base (127 cells of the known runners) the form decides what runs, so the changes that pass or fail
   through the selection meet every form the row has (file, directory, glob, the runner's own
   id where it differs from the printed one, the printed id): right fix, wrong fix (a selection
   that runs nothing must not pass it), proving test. A vacuous or deleted test is caught, or
   not, by the same proof and the same missing-test check whatever named it: by file and by
-  printed id. A deletion named by `tests_removed`: by file.
+  printed id. A deletion named by `tests_removed`, asked for by the task or not: by file.
 - Each other state meets the changes it can turn, by file (the form the real cases used) and,
   for the proof beside a red test, by directory: a test red in the same file × right fix,
   proving test (file, directory), vacuous test; a hook red at the base × right fix, proving
@@ -56,7 +58,7 @@ State = Literal[
 ]
 Change = Literal[
     "right fix", "wrong fix", "proving test", "vacuous test", "deleted test",
-    "deleted, removed", "trips hook",
+    "deleted, removed", "deleted, waived", "trips hook",
 ]  # fmt: skip
 
 FORMS: tuple[Form, ...] = ("file", "dir", "glob", "own id", "printed id")
@@ -81,6 +83,7 @@ NAMED: dict[Change, Case] = {
     "vacuous test": FIVE,
     "deleted test": ZERO,
     "deleted, removed": ZERO,
+    "deleted, waived": ZERO,
     "trips hook": POSITIVE,
 }
 """The test an id form names, per change: the one the change breaks, adds or deletes."""
@@ -99,7 +102,7 @@ def changed_cases(state: State, change: Change) -> list[Case] | None:
         return cases + [NEGATIVE]
     if change == "vacuous test":
         return cases + [FIVE]
-    if change in ("deleted test", "deleted, removed"):
+    if change in ("deleted test", "deleted, removed", "deleted, waived"):
         return [c for c in cases if c != ZERO]
     return None
 
@@ -118,7 +121,7 @@ def expected(change: Change) -> Expected:
     """The verdicts are the same in every state of the base and for every runner: what a state
     adds (evidence that names a hook, no blame for artifacts) is checked beside them."""
     proof = {"proving test": "passed", "vacuous test": "failed"}.get(change)
-    if change == "trips hook":
+    if change in ("trips hook", "deleted, waived"):
         return Expected(None, None, "not verified")
     if change in ("wrong fix", "deleted test"):
         return Expected("failed", proof, "not verified")
@@ -162,6 +165,7 @@ GREEN: dict[Change, tuple[Form, ...]] = {
     "vacuous test": ("file", "printed id"),
     "deleted test": ("file", "printed id"),
     "deleted, removed": ("file",),
+    "deleted, waived": ("file",),
 }
 """On a green base: which forms each change meets (a vacuous or deleted test is caught, or not,
 by the same proof and the same missing-test check whatever named it: by file and by id)."""

@@ -244,7 +244,7 @@ def _invariants(cell: Cell) -> list[dict[str, Any]]:
     checks: list[dict[str, Any]] = [{"kind": "tests_pass", "paths": [named]}]
     if cell.change in ("proving test", "vacuous test"):
         checks.append({"kind": "tests_fail_before", "paths": [named]})
-    if cell.change == "deleted, removed":
+    if cell.change in ("deleted, removed", "deleted, waived"):
         assert cell.runner.printed_id is not None
         gone = cell.runner.printed_id(cell.runner.files[0], NAMED[cell.change])
         checks.append({"kind": "tests_removed", "paths": [gone]})

@@ -119,6 +119,11 @@ def _state_claims(cell: Cell, seen: Observed) -> list[str]:
         ]
         if leaked:
             wrong.append(f"the change holds the runner's files: {', '.join(leaked)}")
+    if cell.change == "deleted, waived":
+        removal = seen.first("tests_removed")
+        if removal is None or removal["status"] != "failed":
+            said = removal and removal.get("evidence")
+            wrong.append(f"a removal the task did not ask for was not refused: {said!r}")
     if cell.state == "quiet":
         said = [_evidence(seen, k) for k in ("tests_pass", "tests_fail_before", "final_check")]
         zero = [s for s in said if "(0 tests)" in s or "0 tests passed" in s]
