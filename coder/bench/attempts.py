@@ -15,6 +15,7 @@ the same model for every attempt.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,11 @@ def variant(script: Path, attempt: int) -> Path:
         return script
     own = script.with_name(f"{script.stem}.a{attempt}{script.suffix}")
     return own if own.is_file() else script
+
+
+def is_variant(script: Path) -> bool:
+    """Whether `script` is a later attempt's script (`x.a2.json`), not a run's own."""
+    return re.fullmatch(r"a[2-9]|a[1-9][0-9]+", Path(script.stem).suffix[1:]) is not None
 
 
 def attempt_fields(result: Any, run_dir: Path, judge: Judge) -> Row:

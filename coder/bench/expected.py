@@ -21,6 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from coder.bench.attempts import is_variant
+
 FIELDS = (
     "resolved",
     "claimed_success",
@@ -35,23 +37,31 @@ SESSIONS = "sessions"
 
 
 def recordings(suite: Path) -> dict[tuple[str, str], Path]:
-    """(instance_id, mode) -> its recording; instance ids may hold dots, modes never do."""
+    """(instance_id, mode) -> its recording; instance ids may hold dots, modes never do.
+    A later attempt's script beside one (`<id>.<mode>.a2.json`) is no recording of its own:
+    only `--attempts` replays it, as a candidate of that run."""
     found: dict[tuple[str, str], Path] = {}
     for path in sorted((suite / SESSIONS).glob("*.json")):
+        if is_variant(path):
+            continue
         ident, _, mode = path.name.removesuffix(".json").rpartition(".")
         if ident and mode:
             found[(ident, mode)] = path
     return found
 
 
-def replay_command(suite: Path, json_out: Path, workers: int = 2) -> list[str]:
-    """`coder bench` replaying every recording of `suite` (the modes they were made in)."""
+def replay_command(
+    suite: Path, json_out: Path, workers: int = 2, only: str | None = None
+) -> list[str]:
+    """`coder bench` replaying every recording of `suite` (the modes they were made in), or
+    those of the instances whose id holds `only`."""
     modes = sorted({mode for _, mode in recordings(suite)})
     return [
         *(sys.executable, "-m", "coder", "bench"),
         *("--swebench", str(suite / "instances.jsonl")),
         *("--model", f"script:{suite / SESSIONS}"),
         *("--modes", ",".join(modes), "--workers", str(workers)),
+        *(("--only", only) if only else ()),
         *("--json", str(json_out)),
     ]
 
@@ -68,13 +78,14 @@ def verdicts(runs: list[dict[str, Any]], recorded: set[tuple[str, str]]) -> dict
 
 
 def replay(
-    suite: Path, workers: int = 2
+    suite: Path, workers: int = 2, only: str | None = None
 ) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
-    """Replay every recording of `suite`; the verdicts and the finished bench process."""
+    """Replay every recording of `suite` (or `only`'s); the verdicts and the finished bench
+    process."""
     with tempfile.TemporaryDirectory(prefix="coder-expected-") as scratch:
         out = Path(scratch) / "bench.json"
         done = subprocess.run(
-            replay_command(suite, out, workers),
+            replay_command(suite, out, workers, only),
             capture_output=True,
             text=True,
             env={**os.environ, "COLUMNS": os.environ.get("COLUMNS", "120")},
