@@ -8,6 +8,7 @@ as an ordinary "tests in X pass".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from contracts.invariants import Invariant, TestsFailBefore, TestsRemoved
@@ -31,9 +32,16 @@ _REMOVED = (
 
 
 def _looks_like_test(name: str) -> bool:
-    """A test id, a test file or a test's name; anything else is code, not a test."""
+    """A test id, a test file or a test's name (also a title in a runner's own words, such as
+    `strict mode rejects refs` or `calc › adds`); anything else is code, not a test."""
     base = name.rsplit("/", 1)[-1].lower()
-    return "::" in name or "/" in name or "test" in base or base.endswith(("spec.js", "spec.ts"))
+    if "::" in name or "/" in name or "test" in base or base.endswith(("spec.js", "spec.ts")):
+        return True
+    return " > " in name or "›" in name or _TITLE.fullmatch(name) is not None
+
+
+_TITLE = re.compile(r"[A-Za-z][^=;{}`]* [^=;{}`]*[A-Za-z0-9)]")
+"""Words with spaces between them, as a test's title reads; not an assignment or a block."""
 
 
 def _test_names(g: Mapping[str, str | None], why: str) -> list[str]:
@@ -41,8 +49,9 @@ def _test_names(g: Mapping[str, str | None], why: str) -> list[str]:
     odd = [n for n in found if not _looks_like_test(n)]
     if odd:
         raise RuleMismatch(
-            f"{', '.join(odd)} does not name a test: {why} takes test ids "
-            "(`tests/test_x.py::test_y`) or test files"
+            f"{', '.join(odd)} does not name a test: {why} takes test files or test ids "
+            "as coder or the runner prints them (`tests/test_x.py::test_y`, "
+            "`test/x.js > suite > test`, a test's title)"
         )
     return found
 

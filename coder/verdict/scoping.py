@@ -25,6 +25,7 @@ from summarizers.runners.commands import Unscopable, artifacts_in, runners_in, s
 from summarizers.runners.model import Target, spelled_target
 from summarizers.runners.names import DIR, TEST, Project, read_name, read_names
 from summarizers.runners.shell import parse
+from summarizers.runners.targets import anywhere_target
 
 _PLACEHOLDER = "PATHS_PLACEHOLDER"
 _MAJOR = re.compile(r"\d+")
@@ -88,11 +89,15 @@ def command_for_paths(
         for name in names:
             if name.kind != DIR and name.path:
                 files.setdefault(name.text, []).append(name.path)
+        fileless = {name.text: anywhere_target(name) for name in names if name.fileless}
         return PathsRun(
             command,
             f"the whole test command ran, not just those tests: {scoped.reason}; it is judged "
             "by its exit code, its counts line and the tests it names",
-            tuple(replace(spelled_target(p), files=tuple(files.get(p, ()))) for p in paths),
+            tuple(
+                fileless.get(p) or replace(spelled_target(p), files=tuple(files.get(p, ())))
+                for p in paths
+            ),
         )
     note = f"the test command {scoped.note}" if scoped.note else ""
     return PathsRun(scoped.command, note, scoped.targets, "", scoped.runner)

@@ -75,6 +75,15 @@ def fileless_target(name: Name, words: Sequence[str], *, file_first: bool) -> Ta
     return Target(name.text, TEST, generated=rf"{head}{title}(?: > |$)")
 
 
+def anywhere_target(name: Name) -> Target:
+    """A test named without its file where the whole command runs (its runner cannot select
+    by name, or is not known): the ids whose title path ends with the name's words, in any
+    file and under any describe (`test/x.js > suite > name` for `name`)."""
+    words = name.parts or (name.title or name.text,)
+    inner = fileless_target(name, words, file_first=False).generated
+    return Target(name.text, TEST, generated=rf"(?:.+ > )?{inner}")
+
+
 def title_words(name: Name, separator: str) -> tuple[str, ...]:
     """A fileless name's title path: coder's `describe > test` parts, or the runner's own
     words split at its `separator` (jest's `›`)."""

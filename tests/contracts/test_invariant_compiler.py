@@ -495,3 +495,24 @@ def test_blank_names_are_errors_not_wrong_checks(text: str) -> None:
 
 def test_a_directory_named_test_still_compiles() -> None:
     assert compile_invariant("All unit tests in test must exit code 0").paths == ["test"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "strict mode rejects character references to non-Char code points",
+        "calc › adds two numbers",
+        "Format#date() omits the year",
+    ],
+)
+def test_a_tests_title_in_the_runners_own_words_is_a_test(name: str) -> None:
+    """sax-js's live trial: a plan naming node-tap subtests by their titles was refused as
+    "does not name a test" although the runner prints them and verification selects them."""
+    invariant = compile_invariant(f"`{name}` fails before this step and passes after")
+    assert invariant.kind == "tests_fail_before" and invariant.paths == [name]
+
+
+@pytest.mark.parametrize("code", ["parse()", "x = 1", "Calc.add"])
+def test_code_is_still_not_a_test(code: str) -> None:
+    with pytest.raises(InvariantCompileError, match="does not name a test"):
+        compile_invariant(f"`{code}` fails before this step and passes after")

@@ -60,3 +60,21 @@ def test_outcomes_come_from_the_junit_report_not_a_line_per_test(calc_repo) -> N
             "tests/test_calc.py::test_scale": "passed",
         }
         assert run.log.all_listed
+
+
+def test_a_test_named_without_its_file_covers_its_printed_id_where_the_whole_command_runs(
+    tmp_path,
+) -> None:
+    """sax-js's trial: node-tap cannot select a test by its name alone, so the whole `npm test`
+    ran; the run printed `test/refs.js > strict mode rejects refs`, and a bare
+    `strict mode rejects refs` must stand for it (and its subtests), not for nothing."""
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "refs.js").write_text("require('tap').test('x', t => t.end())\n")
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "tap"}}\n')
+    run = command_for_paths("npm test", ["strict mode rejects refs"], tmp_path)
+    assert run.command == "npm test" and "whole test command" in run.note
+    [target] = run.targets
+    assert target.covers("test/refs.js > strict mode rejects refs")
+    assert target.covers("test/refs.js > strict mode rejects refs > x1")
+    assert not target.covers("test/refs.js > lax mode keeps refs")
+    assert not target.covers("test/refs.js > not strict mode rejects refs")
