@@ -130,6 +130,12 @@ def artifacts_in(
     return tuple(dict.fromkeys(found))
 
 
+_SCRIPT_SUFFIXES = (".sh", ".bash", ".py", ".js", ".mjs", ".cjs", ".ts")
+_INTERPRETERS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "deno", "bun", "perl"}
+)
+_BUILD_TOOLS = frozenset({"make", "gmake", "tox", "nox", "just", "invoke", "rake", "turbo", "nx"})
+
 _QUIET = frozenset({"--silent", "-s", "--loglevel=silent", "--quiet", "-q"})
 
 
@@ -288,6 +294,8 @@ class _Scoper:
                     continue
                 call = script_call(simple.argv, self.scripts)
                 if call is None:
+                    if self._opaque(simple.argv):
+                        lost.append(" ".join(simple.argv))
                     continue
                 if not (
                     isinstance(call, tuple)
@@ -404,6 +412,23 @@ class _Scoper:
                 return None
             skipped += step
         return None
+
+    def _opaque(self, argv: list[str]) -> bool:
+        """Whether `argv` runs something coder cannot see into, which may run any runner: a
+        file (`./run-tests.sh`, `sh run-tests.sh`, `node t.js`) or a build tool (`make
+        test`, `tox`). A program coder knows is no runner (`xo`, `ava`, `tsc`) is not."""
+        rest = argv
+        while rest and (step := launcher_words(rest, self.scripts)):
+            rest = rest[step:]
+        if not rest:
+            return False
+        head = rest[0]
+        name = head.rsplit("/", 1)[-1]
+        if "/" in head or name.endswith(_SCRIPT_SUFFIXES):
+            return True
+        if name in _INTERPRETERS:
+            return any(not a.startswith("-") for a in rest[1:])
+        return name in _BUILD_TOOLS
 
     def _invoked(self, argv: list[str]) -> tuple[Runner, int] | None:
         for runner in self.runners:

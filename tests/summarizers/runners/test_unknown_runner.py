@@ -12,6 +12,7 @@ from coder.verdict.judge import final_policy, judge, step_policy
 from coder.verdict.proof import judge_proof
 from coder.verdict.run import read_run
 from sandbox.running import CommandResult
+from summarizers.runners.commands import readers_of
 from summarizers.runners.model import spelled_target
 from summarizers.runners.reader import counts_line
 
@@ -97,3 +98,29 @@ def test_a_runner_in_a_chain_still_reads_its_section() -> None:
         scripts={"test": "eslint . && mocha"},
     )
     assert run.facts().readers == ("mocha",)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sh run-tests.sh",
+        "./run-tests.sh",
+        "make test",
+        "node scripts/test.js",
+        "env CI=1 bash t.sh",
+    ],
+)
+def test_a_command_coder_cannot_see_into_is_read_by_the_look_of_its_output(command: str) -> None:
+    """A wrapper script or a build tool may run any runner: its output is still read by the
+    runner it looks like (pytest's `-x` stop behind `sh run-tests.sh` was lost otherwise),
+    unlike a program coder knows is no runner it reads (`ava`)."""
+    assert readers_of(command, {}) is None
+    assert readers_of("npm test", {"test": command}) is None
+    text = (DATA / "mocha_spec.log").read_text()
+    run = read_run(command, command, CommandResult(command, 1, 1.0, text))
+    assert run.facts().readers == ("mocha",)
+
+
+@pytest.mark.parametrize("command", ["ava", "xo && ava && tsd", "npx ava --verbose"])
+def test_a_program_that_is_no_known_runner_is_followed_and_reads_nothing(command: str) -> None:
+    assert readers_of(command, {}) == []
