@@ -109,6 +109,7 @@ def test_the_official_loader_accepts_the_predictions(local_run, monkeypatch, tmp
         assert sorted(i["instance_id"] for i in dataset) == sorted(EXPECTED)
 
 
+@pytest.mark.bench  # a Ray cluster's start-up: CI runs it in its bench pass
 def test_ray_gives_the_same_report_as_the_local_pool(
     local_run, local_ray, swebench_repos, tmp_path
 ):

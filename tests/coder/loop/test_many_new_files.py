@@ -25,6 +25,7 @@ cmd_timeout = 600
 
 
 @pytest.mark.slow
+@pytest.mark.bench  # minutes of git on 100,000 files: CI runs it in its bench pass
 @pytest.mark.timeout(1800)
 def test_a_step_leaving_100000_new_files_ends_with_a_verdict(tmp_path: Path, script) -> None:
     repo = make_repo(

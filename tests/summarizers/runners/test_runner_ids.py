@@ -47,7 +47,7 @@ def test_sk():
 
 def pytest_log(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
-    return subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=FAST, timeout=120)
+    return subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=FAST, timeout=600)
 
 
 EXPECTED = {
