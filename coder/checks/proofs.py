@@ -20,10 +20,10 @@ from coder.verdict.judge import judge, step_policy
 from coder.verdict.proof import judge_proof, outcome_of
 from coder.verdict.run import TestRun, run_tests
 from coder.verdict.scoping import PathsRun, command_for_paths, project_of, targets_for
-from coder.verdict.trees import tree_sandbox
+from coder.verdict.trees import run_at
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
-from sandbox.proof_tree import read_overlay, tree_at
+from sandbox.proof_tree import read_overlay
 from summarizers.ast_scope import extract_symbols, language_for
 from summarizers.logs import compact_log
 from summarizers.runners.names import TEST
@@ -110,11 +110,15 @@ def _run_before(selection: PathsRun, step: CompiledStep, env: VerifyEnv) -> Test
     overlay = read_overlay(env.root, tests)
     if isinstance(overlay, str):
         return f"the step's test files could not be laid over the checkpoint: {overlay}"
-    with tree_at(env.root, env.checkpoint_sha, overlay) as tree:
-        sandbox = tree_sandbox(tree, env.sandbox, env.test_cmd)
-        if isinstance(sandbox, str):
-            return sandbox
-        return run_tests(sandbox, tree, selection.command, env.cmd_timeout_s)
+    return run_at(
+        env.root,
+        env.checkpoint_sha,
+        env.sandbox,
+        env.test_cmd,
+        selection.command,
+        env.cmd_timeout_s,
+        overlay,
+    )
 
 
 _REMOVAL = re.compile(
@@ -196,11 +200,12 @@ def _ran_at_base(paths: list[str], env: VerifyEnv) -> list[str]:
     if not env.base_commit or not env.test_cmd:
         return []
     selection = command_for_paths(env.test_cmd, paths, env.root)
-    with tree_at(env.root, env.base_commit, {}) as tree:
-        sandbox = tree_sandbox(tree, env.sandbox, env.test_cmd)
-        if isinstance(sandbox, str):
-            return list(paths)  # cannot look: the task must say so
-        facts = run_tests(sandbox, tree, selection.command, env.cmd_timeout_s).facts()
+    run = run_at(
+        env.root, env.base_commit, env.sandbox, env.test_cmd, selection.command, env.cmd_timeout_s
+    )
+    if isinstance(run, str):
+        return list(paths)  # cannot look: the task must say so
+    facts = run.facts()
     ran = [
         t
         for t, outcome in facts.outcomes.items()

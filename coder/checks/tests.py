@@ -19,11 +19,10 @@ from coder.verdict.scoping import (
     runner_configuration,
     targets_for,
 )
-from coder.verdict.trees import tree_sandbox
+from coder.verdict.trees import run_at
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
 from sandbox.pipestatus import with_pipeline_status
-from sandbox.proof_tree import tree_at
 from summarizers.logs import compact_log
 from summarizers.runners.model import Target, covered
 from summarizers.runners.names import TEST
@@ -133,11 +132,11 @@ def judged_before(
     ]
     if not touched:
         return verdict, 0.0
-    with tree_at(env.root, env.checkpoint_sha, {}) as tree:
-        sandbox = tree_sandbox(tree, env.sandbox, env.test_cmd)
-        if isinstance(sandbox, str):
-            return verdict, 0.0
-        before = run_tests(sandbox, tree, command, env.cmd_timeout_s)
+    before = run_at(
+        env.root, env.checkpoint_sha, env.sandbox, env.test_cmd, command, env.cmd_timeout_s
+    )
+    if isinstance(before, str):
+        return verdict, 0.0
     spent = before.result.duration_s
     facts = before.facts()
     if facts.timed_out or facts.incomplete:

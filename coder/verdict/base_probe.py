@@ -10,10 +10,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from coder.verdict.judge import Facts, Policy, SectionFailure, Verdict, judge
-from coder.verdict.run import run_tests
-from coder.verdict.trees import tree_sandbox
+from coder.verdict.trees import run_at
 from sandbox.confine import Sandbox
-from sandbox.proof_tree import tree_at
 from summarizers.runners.commands import NODE_BIN_PATH
 
 
@@ -38,11 +36,9 @@ class BaseProbe:
 
     def _run(self, part: SectionFailure) -> SectionFailure | None:
         command = f"{NODE_BIN_PATH} {part.command}" if part.script else part.command
-        with tree_at(self.root, self.base_commit, {}) as tree:
-            sandbox = tree_sandbox(tree, self.sandbox, command)
-            if isinstance(sandbox, str):
-                return None
-            run = run_tests(sandbox, tree, command, self.timeout_s)
+        run = run_at(self.root, self.base_commit, self.sandbox, command, command, self.timeout_s)
+        if isinstance(run, str):
+            return None
         facts = run.facts()
         if not facts.red or facts.failing:
             return None

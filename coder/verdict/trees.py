@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from coder.config import ConfigError, load_repo_config
+from coder.verdict.run import TestRun, run_tests
 from sandbox.confine import Sandbox
+from sandbox.proof_tree import Overlay, tree_at
 from sandbox.tree_sandbox import sandbox_like
 
 
@@ -18,3 +20,22 @@ def tree_sandbox(tree: Path, like: Sandbox, test_cmd: str | None) -> Sandbox | s
     except ConfigError:
         include = []
     return sandbox_like(tree, like, include, test_cmd)
+
+
+def run_at(
+    root: Path,
+    commit: str,
+    like: Sandbox,
+    test_cmd: str | None,
+    command: str,
+    timeout_s: float,
+    overlay: Overlay | None = None,
+) -> TestRun | str:
+    """`command` run on a throwaway checkout of `commit` (with `overlay` laid over it) in a
+    sandbox like the run's: a proof's tree, the base a part or a removal is asked of; why not,
+    where no sandbox could be made."""
+    with tree_at(root, commit, overlay or {}) as tree:
+        sandbox = tree_sandbox(tree, like, test_cmd)
+        if isinstance(sandbox, str):
+            return sandbox
+        return run_tests(sandbox, tree, command, timeout_s)
