@@ -90,11 +90,13 @@ def caught_by(evidence: RunEvidence | None) -> str | None:
 
 
 def judged(evidence: RunEvidence, resolved: bool) -> dict[str, Any]:
-    """The row's failure class (runs that did not resolve), what contract mode caught, and
-    what the run cost."""
+    """The row's failure class (runs that did not resolve), what contract mode caught (and
+    each failed check's first line of evidence: why a step was rolled back), and what the run
+    cost."""
     return {
         "failure_class": None if resolved else failure_class(evidence),
         "caught_by": caught_by(evidence),
+        "failed_checks": [c.said() for c in evidence.failed_checks],
         "billed_input": evidence.billed_input,
         "model_s": evidence.model_s,
     }

@@ -20,11 +20,13 @@ from coder.loop.state.trace import read_trace
 from contracts.result import RunResult
 from sandbox.globs import normalize_path
 from sandbox.policy import out_of_scope
+from summarizers.tokens import clip_chars
 
 CACHE_WRITE, CACHE_READ, UNCACHED = 1.25, 0.1, 1.0
 """Billed input as Anthropic bills a cached prompt (and the context benchmark counts it)."""
 FILE_TOOLS = frozenset({"edit_file", "write_file", "delete_file"})
 REFUSED = "refused: this exact call already failed twice"
+HEAD_CHARS = 240
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,11 @@ class FailedCheck:
     timed_out: bool = False
     regressed: list[str] = field(default_factory=list)
     """Tests that passed at the base and failed in this check's run."""
+    head: str = ""
+    """The first line of the check's evidence: why, in the verifier's words."""
+
+    def said(self) -> str:
+        return clip_chars(f"{self.step} {self.kind}: {self.head}", HEAD_CHARS)
 
 
 @dataclass(frozen=True)
@@ -125,6 +132,7 @@ def _failed_checks(events: list[dict[str, Any]]) -> list[FailedCheck]:
             step=str(e["step"]),
             timed_out=bool(e.get("timed_out")),
             regressed=list(e.get("regressed") or []),
+            head=str(e.get("evidence") or "").split("\n", 1)[0],
         )
         for e in _of(events, "verification")
         if e.get("step") is not None and e.get("status") == "failed"

@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -77,11 +78,18 @@ def verdicts(runs: list[dict[str, Any]], recorded: set[tuple[str, str]]) -> dict
     return {ident: dict(sorted(modes.items())) for ident, modes in sorted(out.items())}
 
 
-def replay(
-    suite: Path, workers: int = 2, only: str | None = None
-) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
-    """Replay every recording of `suite` (or `only`'s); the verdicts and the finished bench
-    process."""
+@dataclass(frozen=True)
+class Replayed:
+    """A suite's recordings replayed: the verdicts (what expected.json keeps), why each run's
+    checks failed (to say what changed when a verdict differs), and the bench process."""
+
+    verdicts: dict[str, Any]
+    why: dict[tuple[str, str], list[str]]
+    process: subprocess.CompletedProcess[str]
+
+
+def replay(suite: Path, workers: int = 2, only: str | None = None) -> Replayed:
+    """Replay every recording of `suite` (or `only`'s)."""
     with tempfile.TemporaryDirectory(prefix="coder-expected-") as scratch:
         out = Path(scratch) / "bench.json"
         done = subprocess.run(
@@ -91,9 +99,10 @@ def replay(
             env={**os.environ, "COLUMNS": os.environ.get("COLUMNS", "120")},
         )
         if done.returncode != 0 or not out.is_file():
-            return {}, done
+            return Replayed({}, {}, done)
         runs = json.loads(out.read_text(encoding="utf-8"))["runs"]
-    return verdicts(runs, set(recordings(suite))), done
+    why = {(r["fixture"], r["mode"]): [r.get("message") or "", *r["failed_checks"]] for r in runs}
+    return Replayed(verdicts(runs, set(recordings(suite))), why, done)
 
 
 def main(argv: list[str]) -> int:
@@ -110,10 +119,11 @@ def main(argv: list[str]) -> int:
     if not (suite / "instances.jsonl").is_file() or not recordings(suite):
         print(f"error: {suite}: needs instances.jsonl and sessions/*.json", file=sys.stderr)
         return 2
-    found, done = replay(suite, args.workers)
-    if done.returncode != 0:
-        print(done.stdout + done.stderr, file=sys.stderr)
-        return done.returncode or 1
+    done = replay(suite, args.workers)
+    if done.process.returncode != 0:
+        print(done.process.stdout + done.process.stderr, file=sys.stderr)
+        return done.process.returncode or 1
+    found = done.verdicts
     (suite / EXPECTED_FILE).write_text(json.dumps(found, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {suite / EXPECTED_FILE}: {sum(len(m) for m in found.values())} replays")
     return 0

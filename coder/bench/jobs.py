@@ -51,6 +51,7 @@ def run_row(name: str, mode: str, language: str, **fields: Any) -> Row:
         "timing": Timing().model_dump(),
         "failure_class": None,
         "caught_by": None,
+        "failed_checks": [],
         "billed_input": 0.0,
         "model_s": 0.0,
     }

@@ -8,9 +8,12 @@ now fails the step unless a `tests_removed` names it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from coder.checks.base import EVIDENCE_BUDGET, Check, VerifyEnv, at_checkpoint
 from coder.verdict.base_probe import judged_with_base_parts
 from coder.verdict.evidence import step_head
+from coder.verdict.flaky import Rerun, passed_again, worth_rerunning
 from coder.verdict.judge import Policy, Verdict, step_policy, with_missing_before
 from coder.verdict.run import run_tests
 from coder.verdict.scoping import (
@@ -23,6 +26,7 @@ from coder.verdict.trees import run_at
 from contracts import invariants as inv
 from contracts.validation import CompiledStep
 from sandbox.pipestatus import with_pipeline_status
+from sandbox.proof_tree import read_overlay
 from summarizers.logs import compact_log
 from summarizers.runners.model import Target, covered
 from summarizers.runners.names import TEST
@@ -61,9 +65,10 @@ def _run_check(kind: str, command: str, env: VerifyEnv) -> Check:
 
 
 def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) -> Check:
-    command = invariant.command or env.test_cmd
-    if not command:
+    whole_command = invariant.command or env.test_cmd
+    if not whole_command:
         return Check("tests_pass", "failed", "no test command: pass --test-cmd or set test_cmd")
+    command = whole_command
     scope: tuple[Target, ...] | None = None
     named: tuple[Target, ...] = ()
     said = ""
@@ -81,8 +86,14 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
     base = env.baseline.facts() if env.baseline else None
     policy = step_policy(named, removed_on_purpose(step, env), scope)
     whole = not invariant.command and not invariant.paths
-    verdict = judged_with_base_parts(run.facts(), base, policy, env.probe if whole else None)
+    probe = env.probe if whole else None
+    verdict = judged_with_base_parts(run.facts(), base, policy, probe)
     spent = run.result.duration_s
+    again = rerun_failures(verdict, whole_command, env)
+    spent += again.seconds
+    if again.passed:
+        policy = replace(policy, flaky=frozenset(again.passed))
+        verdict = judged_with_base_parts(run.facts(), base, policy, probe)
     if scope:
         verdict, before_s = judged_before(verdict, command, scope, policy, env)
         spent += before_s
@@ -111,6 +122,22 @@ def check_tests(invariant: inv.TestsPass, step: CompiledStep, env: VerifyEnv) ->
         run=run,
         verdict=verdict,
         timed_out=run.result.timed_out,
+    )
+
+
+def rerun_failures(verdict: Verdict, command: str, env: VerifyEnv) -> Rerun:
+    """The step's few new failures run once more on a fresh checkout of the step's tree (the
+    checkpoint with the step's change laid over it): those that pass are flaky."""
+    failing = worth_rerunning(verdict)
+    if not failing:
+        return Rerun([])
+    changes = env.checkpoints.changes_since(env.checkpoint_sha)
+    paths = {p for c in changes for p in (c.path, c.old_path) if p}
+    overlay = read_overlay(env.root, paths)
+    if isinstance(overlay, str):
+        return Rerun([])
+    return passed_again(
+        env.sandbox, env.root, env.checkpoint_sha, command, failing, env.cmd_timeout_s, overlay
     )
 
 

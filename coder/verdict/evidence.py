@@ -73,8 +73,17 @@ def step_head(verdict: Verdict) -> str:
     lines += _base_red_lines(verdict)
     if verdict.removed:
         lines.append(f"removed on purpose (not counted): {ids(verdict.removed)}")
-    lines += _environment_lines(verdict) + _unread_lines(verdict)
+    lines += _flaky_lines(verdict) + _environment_lines(verdict) + _unread_lines(verdict)
     return "\n".join(lines)
+
+
+def _flaky_lines(verdict: Verdict) -> list[str]:
+    if not verdict.flaky:
+        return []
+    return [
+        "flaky (failed, then passed when run again on a fresh checkout of the same tree; "
+        f"not counted): {ids(verdict.flaky)}"
+    ]
 
 
 def _unread_lines(verdict: Verdict) -> list[str]:
@@ -122,12 +131,7 @@ def final_detail(verdict: Verdict, reused: str = "") -> str:
     lines += _base_red_lines(verdict)
     if verdict.removed:
         lines.append(f"removed on purpose (not counted): {ids(verdict.removed)}")
-    if verdict.flaky:
-        lines.append(
-            f"flaky (failed, then passed when run again on a fresh checkout of the same commit; "
-            f"not counted): "
-            f"{ids(verdict.flaky)}"
-        )
+    lines += _flaky_lines(verdict)
     if verdict.passed and now.nothing_ran:
         lines.append("nothing was tested: the test command ran no test")
     lines += _environment_lines(verdict) + _unread_lines(verdict)

@@ -18,15 +18,13 @@ from pathlib import Path
 from coder.verdict.base_probe import BaseProbe, judged_with_base_parts
 from coder.verdict.baseline import Baseline
 from coder.verdict.evidence import final_check as final_check_result
+from coder.verdict.flaky import passed_again, worth_rerunning
 from coder.verdict.judge import final_policy
 from coder.verdict.run import TestRun, run_tests
-from coder.verdict.scoping import command_for_paths
-from coder.verdict.trees import tree_sandbox
 from contracts.result import FinalCheck
 from sandbox.checkpoint import Checkpoints
 from sandbox.confine import Sandbox
 from sandbox.gitcli import git
-from sandbox.proof_tree import tree_at
 from summarizers.runners.model import Target
 
 __all__ = [
@@ -36,10 +34,6 @@ __all__ = [
     "tree_of",
     "unchanged_check",
 ]
-
-
-RERUN_AT_MOST = 5
-"""New failures rerun to tell a flaky test from a broken one; more is no flake."""
 
 
 @dataclass(frozen=True)
@@ -96,31 +90,11 @@ def final_check(
     reused = " (the last step's run of it on this same tree)" if reuse else ""
     now, then = run.facts(), base.facts()
     verdict = judged_with_base_parts(now, then, final_policy(removed), probe)
-    flakes_only = not (verdict.missing or verdict.fewer or verdict.timed_out)
-    if not verdict.passed and verdict.counted and flakes_only:
-        again = passed_again(sandbox, root, base.command, timeout_s, verdict.counted)
-        if again:
-            policy = final_policy(removed, flaky=again)
+    failing = worth_rerunning(verdict)
+    if failing:
+        head = git(["rev-parse", "HEAD"], root).decode().strip()
+        again = passed_again(sandbox, root, head, base.command, failing, timeout_s)
+        if again.passed:
+            policy = final_policy(removed, flaky=again.passed)
             verdict = judged_with_base_parts(now, then, policy, probe)
     return final_check_result(verdict, run, reused)
-
-
-def passed_again(
-    sandbox: Sandbox, root: Path, command: str, timeout_s: float, failing: list[str]
-) -> list[str]:
-    """Of the tests that failed now and passed at the base, those that pass when run once more
-    on a fresh checkout of the same commit: a test that races the clock (dayjs's `dayjs()`
-    against `moment()` a millisecond later) must not fail a right change. The checkout is
-    fresh so that nothing the first run left in the worktree (a state file the code creates)
-    can make the second pass. A test that fails again stays counted; nothing is rerun when
-    the run names more than a few."""
-    if len(failing) > RERUN_AT_MOST:
-        return []
-    commit = git(["rev-parse", "HEAD"], root).decode().strip()
-    with tree_at(root, commit, {}) as tree:
-        scoped = command_for_paths(command, failing, tree)
-        like = tree_sandbox(tree, sandbox, command)
-        if isinstance(like, str):
-            return []
-        again = run_tests(like, tree, scoped.command, timeout_s)
-    return [t for t in failing if again.outcomes.get(t) == "passed"]

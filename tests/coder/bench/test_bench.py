@@ -61,6 +61,10 @@ def test_bench_json_matches_table_and_expected_outcomes(tmp_path):
         "plan": ("signature_break", None),
         "reflect": (None, None),
     }
+    # why contract mode rolled its step back, in the verifier's first line
+    [said] = next(r for r in rows if r["mode"] == "contract")["failed_checks"]
+    assert " signature_unchanged: " in said
+    assert all(r["failed_checks"] == [] for r in rows if r["mode"] != "contract")
     summary = data["summary"]
     assert summary["contract"]["shipped_broken"] == 0 and summary["contract"]["resolved"] == 1
     # verdict accuracy on a real fixture: contract said verified and was right; react said so

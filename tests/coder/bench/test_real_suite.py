@@ -19,6 +19,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -180,24 +181,31 @@ def test_gold_resolves_and_the_base_does_not(suite, instance, prepared_suite, ju
     assert gold.status == RESOLVED, gold.detail
 
 
+@dataclass
+class Replays:
+    verdicts: dict[str, Any]
+    why: dict[tuple[str, str], list[str]]
+
+
 @pytest.fixture(scope="session")
 def replays(
     suite_cache_home: Path, request: pytest.FixtureRequest
-) -> Callable[[Path, str], dict[str, Any]]:
-    """An instance's replayed verdicts: the whole suite in one bench when every one of its
-    replay tests was selected, else each selected instance alone (`-k <id>` replays one)."""
-    done: dict[Path, dict[str, Any]] = {}
+) -> Callable[[Path, str], Replays]:
+    """A suite's replayed verdicts: the whole suite in one bench when every one of its replay
+    tests was selected, else each selected instance alone (`-k <id>` replays one)."""
+    done: dict[Path, Replays] = {}
 
-    def get(suite: Path, ident: str) -> dict[str, Any]:
-        found = done.setdefault(suite, {})
-        if ident not in found:
+    def get(suite: Path, ident: str) -> Replays:
+        found = done.setdefault(suite, Replays({}, {}))
+        if ident not in found.verdicts:
             test = "test_a_replay_gives_the_expected_verdict"
             wanted = {i.instance_id for i in _selected(request, test, suite)}
             whole = wanted >= {i for i, _ in recordings(suite)}
-            verdicts, bench = replay(suite, workers=2, only=None if whole else ident)
-            assert bench.returncode == 0, bench.stdout + bench.stderr
-            found.update(verdicts)
-        return found.get(ident, {})
+            bench = replay(suite, workers=2, only=None if whole else ident)
+            assert bench.process.returncode == 0, bench.process.stdout + bench.process.stderr
+            found.verdicts.update(bench.verdicts)
+            found.why.update(bench.why)
+        return found
 
     return get
 
@@ -220,7 +228,9 @@ def test_every_recording_has_an_expected_verdict_and_the_reverse(suite):
 def test_a_replay_gives_the_expected_verdict(suite, ident, mode, replays):
     expected = _expected(suite).get(ident, {}).get(mode)
     assert expected is not None, f"{ident}.{mode}: no entry in {suite / EXPECTED_FILE}"
-    assert replays(suite, ident).get(mode) == expected
+    found = replays(suite, ident)
+    why = "\n".join(found.why.get((ident, mode), ["no run"]))
+    assert found.verdicts.get(ident, {}).get(mode) == expected, why
 
 
 ATTEMPTS = {

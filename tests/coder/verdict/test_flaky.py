@@ -6,12 +6,13 @@ fresh checkout has no such file (issue 32: a deterministic failure waived as "fl
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from gitrepo import make_repo
 
 from coder.verdict.evidence import final_check as final_check_result
-from coder.verdict.final_check import passed_again
+from coder.verdict.flaky import passed_again
 from coder.verdict.judge import final_policy, judge
 from coder.verdict.run import run_tests
 from sandbox.confine import make_sandbox
@@ -64,8 +65,11 @@ def test_a_test_that_passes_when_run_again_is_flaky_and_a_broken_one_is_not(tmp_
         "tests/test_clock.py::test_state_file",
     ]
     assert (repo / "tests" / ".seen").exists()
-    again = passed_again(sandbox, repo, command, 120, failing)
-    assert again == ["tests/test_clock.py::test_races_the_clock"]
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    again = passed_again(sandbox, repo, head, command, failing, 120)
+    assert again.passed == ["tests/test_clock.py::test_races_the_clock"]
 
 
 def test_the_judge_does_not_count_a_flaky_test_and_names_it(tmp_path):

@@ -16,6 +16,9 @@ from summarizers.runners.reader import read_log
 from summarizers.runners.table import RUNNERS, UnknownRunner, runner_named
 
 FAST = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
+"""A pytest of its own, on a basetemp of its own: the host's /tmp/pytest-of-<user> (and the
+minutes its cleanup of old runs can take) is none of its business."""
 SUITE = """\
 import pytest
 
@@ -46,7 +49,7 @@ def test_sk():
 
 
 def pytest_log(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
+    cmd = [*PYTEST, f"--basetemp={root / '.basetemp'}", *args]
     return subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=FAST, timeout=600)
 
 
@@ -94,11 +97,9 @@ def test_the_junit_report_and_the_log_agree(tmp_path: Path) -> None:
 def test_two_runs_under_xdist_give_the_same_ids_without_worker_ids(tmp_path: Path) -> None:
     (tmp_path / "test_s.py").write_text(SUITE)
     env = {**os.environ}
-    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    cmd = [*PYTEST, f"--basetemp={tmp_path / '.basetemp'}", "-n", "2", "-v", "-rA"]
     runs = [
-        subprocess.run(
-            [*cmd, "-n", "2", "-v", "-rA"], cwd=tmp_path, capture_output=True, text=True, env=env
-        ).stdout
+        subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=env).stdout
         for _ in range(2)
     ]
     assert "[gw" in runs[0]
