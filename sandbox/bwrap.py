@@ -25,6 +25,7 @@ from sandbox.homes import credential_files, hidden_homes, tool_dirs
 from sandbox.limits import Limits
 from sandbox.overlay import Layer, Overlays, choose_overlays
 from sandbox.privileges import choose_privileges
+from sandbox.pycview import interpreter_roots, overlaps, pyc_view
 from sandbox.repo_env import RepoEnvironment, plain_environment
 from sandbox.running import CommandResult, inside_root, read_reports, run_limited
 from sandbox.scratch import scratch_dir, sweep_stale
@@ -94,6 +95,7 @@ class BwrapSandbox:
             home=_home(),
             tool_copies=self.tool_config.copies,
             tool_binds=self.tool_config.binds,
+            pycache=_pycache(self.env),
         )
         self.overlays = _writable_dependencies(self.env, self.privileges.kind, self._bwrap)
         self.notes = [*([self.privileges.note] if self.privileges.note else []), *home_notes]
@@ -216,6 +218,14 @@ def _merged(overlays: Overlays, layers: list[Layer]) -> dict[Path, Path | None]:
     if overlays.kind == "bwrap":
         return dict.fromkeys(overlays.sources)
     return {layer.source: layer.merged for layer in layers}
+
+
+def _pycache(env: RepoEnvironment) -> Path | None:
+    """The interpreter's bytecode view, unless the checkout lies among the directories it
+    mirrors (its own bytecode would be in it)."""
+    if overlaps(interpreter_roots(), env.checkout) or overlaps(interpreter_roots(), env.worktree):
+        return None
+    return pyc_view()
 
 
 def probe_argv(bwrap: str) -> list[str]:

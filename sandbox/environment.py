@@ -16,7 +16,9 @@ What every command gets, and why:
 - `PYTHONPYCACHEPREFIX` in the private TMPDIR: Python (and a test runner's assertion rewriting)
   never reads a `__pycache__/*.pyc` in the worktree, where an unchecked-hash one (never
   compared with its source) brought from the checkout or planted by a command would make
-  the tests import code other than the worktree's.
+  the tests import code other than the worktree's. Under bubblewrap the interpreter's own
+  bytecode is mounted read-only there (sandbox/pycview.py), so that only the worktree's
+  code is compiled from source.
 - `PYTHONUNBUFFERED=1`: stdout and stderr share one pipe; unbuffered Python keeps the
   merged output in the order it was written.
 - `GIT_OPTIONAL_LOCKS=0`: `git status` inside the sandbox must not try to rewrite the index,
@@ -47,6 +49,8 @@ FIXED: Mapping[str, str] = {
     "GIT_OPTIONAL_LOCKS": "0",
 }
 _MIN_SECRET_VALUE_LEN = 8
+PYCACHE_DIR = "pycache"
+"""Under the private TMPDIR: where Python keeps (and, under bubblewrap, finds) bytecode."""
 
 
 class NamedEnv(dict[str, str]):
@@ -98,5 +102,5 @@ def sandbox_environment(
     env["TMPDIR"] = tmpdir
     if reports is not None:
         env["CODER_REPORTS"] = reports
-    env["PYTHONPYCACHEPREFIX"] = f"{tmpdir.rstrip('/')}/pycache"
+    env["PYTHONPYCACHEPREFIX"] = f"{tmpdir.rstrip('/')}/{PYCACHE_DIR}"
     return env

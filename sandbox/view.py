@@ -28,9 +28,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.environment import PYCACHE_DIR
 from sandbox.gitconfig import write_scrubbed
 from sandbox.gitview import GitDirs, bind_git_dir
 from sandbox.mounts import MountPlan
+from sandbox.pycview import usable
 from sandbox.repo_env import RepoEnvironment
 
 PRIVATE_HOME = Path("/tmp/home")
@@ -55,6 +57,7 @@ class HostFacts:
     home: Path | None = None  # the harness user's, where its tool configuration lives
     tool_copies: Mapping[Path, Path] | None = None  # config file -> its scrubbed copy
     tool_binds: Sequence[Path] = ()  # shown read-only as they are (corepack's cache)
+    pycache: Path | None = None  # the interpreter's bytecode (sandbox/pycview.py), at the prefix
 
 
 def covered_roots(facts: HostFacts) -> list[Path]:
@@ -88,6 +91,8 @@ def build_view(
         plan.ro(Path("/proc/sysrq-trigger"))
     plan.tmpfs(PRIVATE_TMP, perms=0o1777, size=tmp_bytes)
     plan.dir(PRIVATE_HOME, perms=0o777)
+    if facts.pycache is not None and usable(facts.pycache):
+        plan.ro(facts.pycache, PRIVATE_TMP / PYCACHE_DIR)
     if (scratch / "reports").is_dir():
         plan.rw(scratch / "reports", REPORTS_VIEW)
     for root in covered_roots(facts):
