@@ -223,7 +223,8 @@ def _merged(overlays: Overlays, layers: list[Layer]) -> dict[Path, Path | None]:
 def _pycache(env: RepoEnvironment) -> Path | None:
     """The interpreter's bytecode view, unless the checkout lies among the directories it
     mirrors (its own bytecode would be in it)."""
-    if overlaps(interpreter_roots(), env.checkout) or overlaps(interpreter_roots(), env.worktree):
+    roots = interpreter_roots()
+    if overlaps(roots, env.checkout) or overlaps(roots, env.worktree):
         return None
     return pyc_view()
 

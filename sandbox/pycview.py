@@ -37,6 +37,7 @@ READY = ".ready"
 STALE_S = 24 * 3600
 
 
+@cache
 def interpreter_roots() -> tuple[Path, ...]:
     """The harness interpreter's standard library and site-packages directories, outermost
     only (site-packages usually lies inside the standard library's directory)."""

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder.verdict.judge import Verdict
-from coder.verdict.run import run_tests
 from coder.verdict.scoping import command_for_paths
-from coder.verdict.trees import tree_sandbox
+from coder.verdict.trees import run_at
 from sandbox.confine import Sandbox
-from sandbox.proof_tree import Overlay, tree_at
+from sandbox.proof_tree import Overlay
 
 RERUN_AT_MOST = 5
 """New failures rerun to tell a flaky test from a broken one; more is no flake."""
@@ -55,11 +54,12 @@ def passed_again(
     (with `overlay`, a step's uncommitted change, laid over it) in a sandbox like the run's."""
     if not failing or len(failing) > RERUN_AT_MOST:
         return Rerun([])
-    with tree_at(root, commit, overlay or {}) as tree:
-        scoped = command_for_paths(command, failing, tree)
-        sandbox = tree_sandbox(tree, like, command)
-        if isinstance(sandbox, str):
-            return Rerun([])
-        again = run_tests(sandbox, tree, scoped.command, timeout_s)
+
+    def narrowed(tree: Path) -> str:
+        return command_for_paths(command, failing, tree).command
+
+    again = run_at(root, commit, like, command, narrowed, timeout_s, overlay)
+    if isinstance(again, str):
+        return Rerun([])
     passed = [t for t in failing if again.outcomes.get(t) == "passed"]
     return Rerun(passed, again.result.duration_s)

@@ -3,6 +3,7 @@ checkpoint, a flaky test's fresh checkout, the base commit a part of the command
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from coder.config import ConfigError, load_repo_config
@@ -27,15 +28,17 @@ def run_at(
     commit: str,
     like: Sandbox,
     test_cmd: str | None,
-    command: str,
+    command: str | Callable[[Path], str],
     timeout_s: float,
     overlay: Overlay | None = None,
 ) -> TestRun | str:
-    """`command` run on a throwaway checkout of `commit` (with `overlay` laid over it) in a
-    sandbox like the run's: a proof's tree, the base a part or a removal is asked of; why not,
-    where no sandbox could be made."""
+    """`command` (or the command made for the checkout, where it is scoped by the files
+    there) run on a throwaway checkout of `commit` (with `overlay` laid over it) in a sandbox
+    like the run's: a proof's tree, the base a part or a removal is asked of, a flaky test's
+    second run; why not, where no sandbox could be made."""
     with tree_at(root, commit, overlay or {}) as tree:
         sandbox = tree_sandbox(tree, like, test_cmd)
         if isinstance(sandbox, str):
             return sandbox
-        return run_tests(sandbox, tree, command, timeout_s)
+        made = command if isinstance(command, str) else command(tree)
+        return run_tests(sandbox, tree, made, timeout_s)
